@@ -1,0 +1,31 @@
+"""torchlike: PyTorch's API on JAX.
+
+`import torchlike as torch` gives a torch-shaped namespace whose tensors emulate PyTorch's
+storage, strides, views and in-place semantics on top of jitted JAX kernels.
+"""
+import jax as _jax
+
+_jax.config.update("jax_enable_x64", True)
+
+from ._core import dtype as _dt  # noqa: E402
+from ._core.device import device  # noqa: E402
+from ._core.dtype import (  # noqa: E402,F401
+    bfloat16, complex64, complex128, dtype, float16, float32, float64, int8, int16, int32,
+    int64, uint8, uint16, uint32, uint64, finfo, iinfo, get_default_dtype, set_default_dtype,
+    promote_types, can_cast,
+)
+from ._core.size import Size  # noqa: E402
+from ._core.tensor import Tensor  # noqa: E402
+from ._core.storage import TypedStorage, UntypedStorage  # noqa: E402,F401
+from ._ops import load as _load_ops  # noqa: E402
+
+bool = _dt.bool_  # noqa: A001
+for _alias, _d in _dt.ALIASES.items():
+    globals()[_alias] = _d
+cfloat, cdouble = complex64, complex128
+
+__version__ = "2.13.0"
+
+_load_ops(globals())
+
+del _alias, _d

@@ -1,0 +1,139 @@
+"""`torch.device` and its mapping onto `jax.devices()`.
+
+Mirrors `torch.device`. 'cpu' is JAX's CPU device; 'cuda:N' is the N-th JAX GPU. On a machine
+without a GPU, asking for CUDA fails the way a CPU-only PyTorch build does.
+"""
+import functools
+
+import jax
+
+_TYPES = ("cpu", "cuda", "meta", "mps", "xla", "xpu", "hpu", "mtia", "privateuseone")
+
+
+class device:
+    """Mirrors `torch.device`."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type, index=None):
+        if isinstance(type, device):
+            self.type, self.index = type.type, type.index
+            return
+        if isinstance(type, int) and index is None:
+            type, index = "cuda", type
+        if not isinstance(type, str):
+            raise TypeError(f"device() received an invalid combination of arguments - got "
+                            f"({_typename(type)})")
+        spec = type
+        if ":" in spec:
+            if index is not None:
+                raise RuntimeError(f"type (string) must not include an index because index was "
+                                   f"passed explicitly: {spec}")
+            spec, _, idx = spec.partition(":")
+            if not idx.isdigit():
+                raise RuntimeError(f"Invalid device string: '{type}'")
+            index = int(idx)
+        if spec not in _TYPES:
+            raise RuntimeError(
+                "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, "
+                "fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type "
+                f"at start of device string: {type}")
+        if index is not None and index < 0:
+            raise RuntimeError(f"Device index must not be negative")
+        self.type = spec
+        self.index = index
+
+    def __repr__(self):
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self):
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            other = device(other)
+        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
+
+    def __hash__(self):
+        return hash((self.type, self.index))
+
+    def __reduce__(self):
+        return (device, (self.type, self.index) if self.index is not None else (self.type,))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _typename(x):
+    return type(x).__name__
+
+
+CPU = device("cpu")
+
+
+@functools.lru_cache(maxsize=None)
+def gpus():
+    """JAX's accelerator devices (GPU or TPU), in order."""
+    out = []
+    for backend in ("gpu", "tpu"):
+        try:
+            out.extend(jax.devices(backend))
+        except RuntimeError:
+            pass
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=None)
+def cpu_jax_device():
+    return jax.devices("cpu")[0]
+
+
+_current_cuda = [0]
+
+
+def current_cuda_index():
+    return _current_cuda[0]
+
+
+def set_current_cuda_index(i):
+    _current_cuda[0] = i
+
+
+def no_cuda_error():
+    return AssertionError("Torch not compiled with CUDA enabled")
+
+
+def canonical(dev):
+    """A `device` from a str/int/device; 'cuda' gets the current index. None stays None."""
+    if dev is None:
+        return None
+    if not isinstance(dev, device):
+        dev = device(dev)
+    if dev.type == "cpu":
+        return CPU
+    if dev.type == "cuda":
+        g = gpus()
+        if not g:
+            raise no_cuda_error()
+        idx = current_cuda_index() if dev.index is None else dev.index
+        if idx >= len(g):
+            raise RuntimeError("CUDA error: invalid device ordinal\nCUDA kernel errors might be "
+                               "asynchronously reported at some other API call, so the stacktrace "
+                               "below might be incorrect.\nFor debugging consider passing "
+                               "CUDA_LAUNCH_BLOCKING=1")
+        return device("cuda", idx)
+    if dev.type == "meta":
+        return dev
+    raise RuntimeError(f"Device type {dev.type.upper()} is not supported by torchlike")
+
+
+def jax_device(dev):
+    """The jax.Device behind a canonical torch device."""
+    if dev.type == "cuda":
+        return gpus()[dev.index]
+    return cpu_jax_device()

@@ -1,0 +1,166 @@
+"""`Storage`: one buffer shared by every tensor that aliases it.
+
+The buffer is a JAX array kept in the shape of the tensor that created it (its *natural* shape,
+so the common whole-tensor read is free), or a flat NumPy array once the storage is shared with
+NumPy (`from_numpy`, `Tensor.numpy()`), so writes on either side are seen on the other.
+Mirrors `torch.UntypedStorage` / `torch.TypedStorage` as far as users see them.
+"""
+import itertools
+import math
+import warnings
+
+import jax.numpy as jnp
+import numpy as np
+
+_next_ptr = itertools.count(0x5A000000)
+_ALIGN = 64
+
+
+def _fake_ptr(nbytes):
+    """A stable, aligned, non-overlapping fake address for a storage (for `data_ptr`)."""
+    blocks = max(1, -(-nbytes // _ALIGN)) + 1
+    for _ in range(blocks - 1):
+        next(_next_ptr)
+    return next(_next_ptr) * _ALIGN
+
+
+class Storage:
+    """The shared buffer: `_data` (JAX array) or `_np` (flat NumPy array), dtype, device."""
+
+    __slots__ = ("_data", "_np", "dtype", "device", "numel", "shape", "ptr", "__weakref__")
+
+    def __init__(self, data, dtype, device, ptr=None):
+        self._data = data
+        self._np = None
+        self.dtype = dtype
+        self.device = device
+        self.shape = tuple(data.shape)
+        self.numel = math.prod(self.shape)
+        self.ptr = _fake_ptr(self.numel * dtype.itemsize) if ptr is None else ptr
+
+    @classmethod
+    def from_numpy_flat(cls, flat, dtype, device):
+        """A storage over a flat, writable NumPy buffer, shared with it."""
+        st = cls.__new__(cls)
+        st._data = None
+        st._np = flat
+        st.dtype = dtype
+        st.device = device
+        st.shape = (flat.shape[0],)
+        st.numel = flat.shape[0]
+        st.ptr = flat.ctypes.data if flat.size else 0
+        return st
+
+    @property
+    def nbytes(self):
+        return self.numel * self.dtype.itemsize
+
+    def array(self):
+        """The whole buffer as a JAX array (a copy when shared with NumPy)."""
+        if self._data is not None:
+            return self._data
+        return jnp.asarray(self._np)
+
+    def share_with_numpy(self):
+        """Move the buffer to a writable flat NumPy array (kept from now on) and return it."""
+        if self._np is None:
+            self._np = np.array(self._data).reshape(-1)
+            self._data = None
+            self.shape = (self.numel,)
+        return self._np
+
+
+class UntypedStorage:
+    """Mirrors `torch.UntypedStorage` as returned by `Tensor.untyped_storage()`."""
+
+    __slots__ = ("_st",)
+
+    def __init__(self, st):
+        self._st = st
+
+    def nbytes(self):
+        return self._st.nbytes
+
+    def size(self):
+        return self._st.nbytes
+
+    __len__ = size
+
+    def data_ptr(self):
+        return self._st.ptr
+
+    def element_size(self):
+        return 1
+
+    @property
+    def device(self):
+        return self._st.device
+
+    def __eq__(self, other):
+        return isinstance(other, UntypedStorage) and other._st is self._st
+
+    def __hash__(self):
+        return id(self._st)
+
+    def tolist(self):
+        return list(np.asarray(self._st.array()).reshape(-1).view(np.uint8))
+
+    def __repr__(self):
+        data = "\n".join(f" {b}" for b in self.tolist())
+        return f"{data}\n[torch.storage.UntypedStorage(device={self._st.device}) of size {self.nbytes()}]"
+
+
+class TypedStorage:
+    """Mirrors `torch.TypedStorage` (deprecated in PyTorch, returned by `Tensor.storage()`)."""
+
+    __slots__ = ("_st",)
+
+    def __init__(self, st):
+        warnings.warn("TypedStorage is deprecated. It will be removed in the future and "
+                      "UntypedStorage will be the only storage class. This should only matter to "
+                      "you if you are using storages directly.  To access UntypedStorage "
+                      "directly, use tensor.untyped_storage() instead of tensor.storage()",
+                      UserWarning, stacklevel=3)
+        self._st = st
+
+    def size(self):
+        return self._st.numel
+
+    __len__ = size
+
+    def nbytes(self):
+        return self._st.nbytes
+
+    def element_size(self):
+        return self._st.dtype.itemsize
+
+    def data_ptr(self):
+        return self._st.ptr
+
+    @property
+    def dtype(self):
+        return self._st.dtype
+
+    @property
+    def device(self):
+        return self._st.device
+
+    def untyped(self):
+        return UntypedStorage(self._st)
+
+    def tolist(self):
+        return np.asarray(self._st.array()).reshape(-1).tolist()
+
+    def __getitem__(self, i):
+        return self.tolist()[i]
+
+    def __eq__(self, other):
+        return isinstance(other, TypedStorage) and other._st is self._st
+
+    def __hash__(self):
+        return id(self._st)
+
+    def __repr__(self):
+        body = "\n".join(f" {v}" for v in self.tolist())
+        return (f"{body}\n[torch.storage.TypedStorage(dtype={self._st.dtype}, "
+                f"device={self._st.device}) of size {self._st.numel}]")

@@ -1,0 +1,452 @@
+"""`Tensor`: a mutable PyTorch-style shell over a shared `Storage`.
+
+A tensor is storage + size + stride + storage_offset (+ autograd fields). Its value is read out
+of the storage through a cached jitted layout kernel (free when the tensor covers its storage in
+the storage's own shape) and written back the same way, so every alias sees every write.
+Op methods (`add`, `add_`, `__add__`, ...) are attached by `torchlike._ops.registry`.
+"""
+import numpy as np
+
+from . import dtype as dt
+from . import layout
+from .device import CPU
+from .size import Size
+from .storage import Storage, TypedStorage, UntypedStorage
+
+
+class Tensor:
+    """Mirrors `torch.Tensor`."""
+
+    __slots__ = ("_st", "_size", "_stride", "_offset", "_natural", "dtype", "_vc", "_base",
+                 "_requires_grad", "_grad", "grad_fn", "_cache", "_cache_src", "_meta",
+                 "__dict__", "__weakref__")
+
+    # ---- construction (internal) -------------------------------------------------------------
+
+    def __new__(cls, *args, **kwargs):
+        if cls is Tensor or not _is_internal(kwargs):
+            from .._ops.creation import legacy_constructor
+            return legacy_constructor(cls, args, kwargs)
+        return object.__new__(cls)
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    # ---- layout ------------------------------------------------------------------------------
+
+    def size(self, dim=None):
+        """Mirrors `Tensor.size`."""
+        if dim is None:
+            return Size(self._size)
+        return self._size[_wrap_dim(dim, len(self._size))]
+
+    @property
+    def shape(self):
+        return Size(self._size)
+
+    def stride(self, dim=None):
+        """Mirrors `Tensor.stride`."""
+        if dim is None:
+            return self._stride
+        return self._stride[_wrap_dim(dim, len(self._size))]
+
+    def storage_offset(self):
+        return self._offset
+
+    def dim(self):
+        return len(self._size)
+
+    ndimension = dim
+
+    @property
+    def ndim(self):
+        return len(self._size)
+
+    def numel(self):
+        return layout.numel(self._size)
+
+    nelement = numel
+
+    def element_size(self):
+        return self.dtype.itemsize
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.numel() * self.dtype.itemsize
+
+    def is_contiguous(self, memory_format=None):
+        return layout.is_contiguous(self._size, self._stride)
+
+    def data_ptr(self):
+        return self._st.ptr + self._offset * self.dtype.itemsize
+
+    def untyped_storage(self):
+        return UntypedStorage(self._st)
+
+    def storage(self):
+        return TypedStorage(self._st)
+
+    @property
+    def _version(self):
+        return self._vc[0]
+
+    @property
+    def device(self):
+        return self._st.device
+
+    @property
+    def is_cuda(self):
+        return self._st.device.type == "cuda"
+
+    @property
+    def is_cpu(self):
+        return self._st.device.type == "cpu"
+
+    @property
+    def is_meta(self):
+        return False
+
+    @property
+    def is_sparse(self):
+        return False
+
+    @property
+    def is_quantized(self):
+        return False
+
+    @property
+    def is_mkldnn(self):
+        return False
+
+    @property
+    def layout(self):
+        from .. import strided
+        return strided
+
+    def get_device(self):
+        d = self._st.device
+        return d.index if d.type == "cuda" else -1
+
+    def is_floating_point(self):
+        return self.dtype.is_floating_point
+
+    def is_complex(self):
+        return self.dtype.is_complex
+
+    def is_signed(self):
+        return self.dtype.is_signed
+
+    def _is_view(self):
+        return self._base is not None
+
+    # ---- value -------------------------------------------------------------------------------
+
+    def _value(self):
+        """This tensor's elements as a JAX array of shape `size()`."""
+        if self._natural:
+            d = self._st._data
+            if d is not None:
+                return d
+        return _read(self)
+
+    def _assign(self, v):
+        """Write the array `v` (broadcastable to size, any dtype) into this tensor's region."""
+        st = self._st
+        if self._natural and st._data is not None and v.shape == self._size:
+            st._data = v if v.dtype == self.dtype.np else v.astype(self.dtype.np)
+        else:
+            _write(self, v)
+        self._vc[0] += 1
+
+    # ---- NumPy and Python conversions -------------------------------------------------------
+
+    def numpy(self, *, force=False):
+        """Mirrors `Tensor.numpy`: shares memory with the returned array on CPU."""
+        if force:
+            return np.array(self.detach().cpu()._value())
+        if self._requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        if self._st.device.type != "cpu":
+            raise TypeError(f"can't convert {self._st.device} device type tensor to numpy. Use "
+                            "Tensor.cpu() to copy the tensor to host memory first.")
+        if self.dtype is dt.bfloat16:
+            raise TypeError("Got unsupported ScalarType BFloat16")
+        flat = self._st.share_with_numpy()
+        self._cache = None
+        item = self.dtype.itemsize
+        return np.lib.stride_tricks.as_strided(
+            flat[self._offset:], self._size, tuple(s * item for s in self._stride))
+
+    def __array__(self, dtype=None, copy=None):
+        a = np.asarray(self._value())
+        return a if dtype is None else a.astype(dtype)
+
+    def item(self):
+        """Mirrors `Tensor.item`."""
+        n = self.numel()
+        if n != 1:
+            raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
+        return np.asarray(self._value()).reshape(()).item()
+
+    def tolist(self):
+        """Mirrors `Tensor.tolist`."""
+        a = np.asarray(self._value())
+        if self.dtype is dt.bfloat16 or self.dtype is dt.float16:
+            a = a.astype(np.float64)
+        return a.tolist()
+
+    def __len__(self):
+        if not self._size:
+            raise TypeError("len() of a 0-d tensor")
+        return self._size[0]
+
+    def __iter__(self):
+        if not self._size:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def _scalar_check(self, what):
+        n = self.numel()
+        if n != 1:
+            raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
+
+    def __bool__(self):
+        n = self.numel()
+        if n != 1:
+            if n == 0:
+                raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def __float__(self):
+        self._scalar_check("float")
+        return float(self.item())
+
+    def __int__(self):
+        self._scalar_check("int")
+        return int(self.item())
+
+    def __complex__(self):
+        self._scalar_check("complex")
+        return complex(self.item())
+
+    def __index__(self):
+        if self.dtype.category > 1 or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self, *, tensor_contents=None):
+        from .printing import tensor_repr
+        return tensor_repr(self)
+
+    def __format__(self, spec):
+        if self.dim() == 0 and spec:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec) if spec else repr(self)
+
+    def __reduce_ex__(self, proto):
+        from .._ops.creation import tensor_from_numpy_copy
+        return (tensor_from_numpy_copy, (np.asarray(self._value()), self.dtype.name,
+                                         self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        new = self.clone().detach() if type(self) is Tensor else self._deepcopy_subclass(memo)
+        if self._requires_grad:
+            new.requires_grad_(True)
+        new.__dict__.update({k: __import__("copy").deepcopy(v, memo)
+                             for k, v in self.__dict__.items()})
+        memo[id(self)] = new
+        return new
+
+    def _deepcopy_subclass(self, memo):
+        new = self.clone().detach()
+        return new.as_subclass(type(self))
+
+    # ---- autograd fields (the engine lives in torchlike.autograd) ----------------------------
+
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, requires_grad=True):
+        """Mirrors `Tensor.requires_grad_`."""
+        if self.grad_fn is not None and not requires_grad:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a "
+                "computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach().")
+        if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
+            raise RuntimeError("only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, g):
+        self._grad = g
+
+    @property
+    def data(self):
+        """Mirrors `Tensor.data`: same storage, no autograd history, its own version counter."""
+        t = _alias(self, self._size, self._stride, self._offset)
+        t._vc = [0]
+        t._base = None
+        return t
+
+    @data.setter
+    def data(self, other):
+        self._st, self._size, self._stride, self._offset = (
+            other._st, other._size, other._stride, other._offset)
+        self._natural = other._natural
+        self.dtype = other.dtype
+        self._cache = None
+
+    def detach(self):
+        """Mirrors `Tensor.detach`: shares storage and version counter, no history."""
+        t = _alias(self, self._size, self._stride, self._offset)
+        return t
+
+    def detach_(self):
+        """Mirrors `Tensor.detach_`."""
+        if self._base is not None and self.grad_fn is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are "
+                               "using DistributedDataParallel (DDP) for training, and "
+                               "gradient_as_bucket_view is set as True, gradients are views of "
+                               "DDP buckets, and hence detach_() cannot be called on these "
+                               "gradients. To fix this error, please refer to the Optimizer."
+                               "zero_grad() function in torch/optim/optimizer.py as the "
+                               "solution.")
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    def as_subclass(self, cls):
+        t = object.__new__(cls)
+        _copy_fields(t, self)
+        return t
+
+
+def _is_internal(kwargs):
+    return kwargs.get("_internal", False)
+
+
+def _wrap_dim(dim, ndim):
+    lo, hi = (-ndim, ndim - 1) if ndim else (-1, 0)
+    if not lo <= dim <= hi:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], "
+                         f"but got {dim})")
+    return dim + ndim if dim < 0 else dim
+
+
+def _copy_fields(t, src):
+    t._st, t._size, t._stride, t._offset = src._st, src._size, src._stride, src._offset
+    t._natural, t.dtype, t._vc, t._base = src._natural, src.dtype, src._vc, src._base
+    t._requires_grad, t._grad, t.grad_fn = src._requires_grad, src._grad, src.grad_fn
+    t._cache = t._cache_src = None
+    t._meta = None
+
+
+def _new(cls, st, size, stride, offset, vc, base):
+    t = object.__new__(cls)
+    t._st = st
+    t._size = size
+    t._stride = stride
+    t._offset = offset
+    t._natural = offset == 0 and size == st.shape and stride == layout.contiguous_strides(size)
+    t.dtype = st.dtype
+    t._vc = vc
+    t._base = base
+    t._requires_grad = False
+    t._grad = None
+    t.grad_fn = None
+    t._cache = None
+    t._cache_src = None
+    t._meta = None
+    return t
+
+
+def wrap(array, device=CPU, dtype=None):
+    """A new tensor owning a new storage holding `array` (its natural shape)."""
+    if dtype is None:
+        dtype = dt._BY_NP[array.dtype]
+    t = object.__new__(Tensor)
+    size = array.shape
+    t._st = Storage(array, dtype, device)
+    t._size = size
+    t._stride = layout.contiguous_strides(size)
+    t._offset = 0
+    t._natural = True
+    t.dtype = dtype
+    t._vc = [0]
+    t._base = None
+    t._requires_grad = False
+    t._grad = None
+    t.grad_fn = None
+    t._cache = None
+    t._cache_src = None
+    t._meta = None
+    return t
+
+
+def _alias(src, size, stride, offset):
+    """A tensor sharing `src`'s storage and version counter with a new layout (no history)."""
+    return _new(Tensor, src._st, tuple(size), tuple(stride), offset, src._vc,
+                src._base if src._base is not None else src)
+
+
+def make_view(src, size, stride, offset):
+    """A view of `src` (its `_base` is the root base), as PyTorch's view ops return."""
+    return _alias(src, size, stride, offset)
+
+
+def _read(t):
+    st = t._st
+    if st._np is not None:
+        item = t.dtype.itemsize
+        import jax.numpy as jnp
+        return jnp.asarray(np.lib.stride_tricks.as_strided(
+            st._np[t._offset:], t._size, tuple(s * item for s in t._stride)))
+    data = st._data
+    if t._cache_src is data:
+        return t._cache
+    v = layout.reader(t._size, t._stride)(data, t._offset)
+    t._cache = v
+    t._cache_src = data
+    return v
+
+
+def _write(t, v):
+    if layout.has_internal_overlap(t._size, t._stride):
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the "
+                           "tensor before performing the operation.")
+    st = t._st
+    if st._np is not None:
+        item = t.dtype.itemsize
+        dst = np.lib.stride_tricks.as_strided(st._np[t._offset:], t._size,
+                                              tuple(s * item for s in t._stride))
+        np.copyto(dst, np.broadcast_to(np.asarray(v).astype(t.dtype.np), t._size))
+        return
+    st._data = layout.writer(t._size, t._stride)(st._data, t._offset, v)

@@ -1,0 +1,15 @@
+"""The op table, by family. `load` imports every family and publishes the generated API."""
+import importlib
+
+FAMILIES = ("pointwise", "views", "creation", "conversion", "reduction", "indexing", "shape",
+            "linalg", "random")
+
+
+def load(namespace):
+    """Import each op family (registering its rows), attach methods, export functions."""
+    from . import registry
+    for fam in FAMILIES:
+        importlib.import_module(f"{__name__}.{fam}")
+    registry.install()
+    for name, fn in registry.FUNCTIONS.items():
+        namespace.setdefault(name, fn)

@@ -1,0 +1,275 @@
+"""Copies and conversions: `clone`, `copy_`, `to`, `type`, `float()`/`long()`/..., `cpu`/`cuda`,
+`fill_`, `zero_`, `resize_`, `type_as`."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .._core import device as dev
+from .._core import dtype as dt
+from .._core import layout
+from .._core.tensor import Tensor, wrap
+from .registry import FUNCTIONS, METHODS, OPS, _check_broadcast
+
+
+def _register(fn, name=None, method=True, function=False):
+    n = name or fn.__name__
+    OPS.setdefault(n, None)
+    if method:
+        METHODS[n] = fn
+    if function:
+        FUNCTIONS[n] = fn
+    return fn
+
+
+def _reshape_copy(input, size):
+    return wrap(_reshape_kernel(input._value(), size), input.device, input.dtype)
+
+
+def _reshape_kernel(a, size):
+    return _reshape_jit(size)(a)
+
+
+_RESHAPES = {}
+
+
+def _reshape_jit(size):
+    f = _RESHAPES.get(size)
+    if f is None:
+        f = _RESHAPES[size] = jax.jit(lambda a: a.reshape(size))
+    return f
+
+
+def clone(input, *, memory_format=None):
+    """Mirrors `torch.clone`: a new storage with the same values (contiguous)."""
+    t = wrap(input._value(), input.device, input.dtype)
+    return t
+
+
+def _to_device_array(a, d):
+    return jax.device_put(a, dev.jax_device(d))
+
+
+def _convert(self, dtype=None, device=None, copy=False):
+    """The one conversion path behind `to`, `type`, `float()`, `cpu()`, `cuda()`, ..."""
+    d = dev.canonical(device) if device is not None else self.device
+    dtype = dtype or self.dtype
+    if not copy and dtype is self.dtype and d == self.device:
+        return self
+    a = self._value()
+    if dtype is not self.dtype:
+        if self.dtype.is_complex and not dtype.is_complex:
+            import warnings
+            warnings.warn("Casting complex values to real discards the imaginary part",
+                          UserWarning, stacklevel=3)
+            a = jnp.real(a)
+        a = _cast_kernel(dtype)(a)
+    if d != self.device:
+        a = _to_device_array(a, d)
+    return wrap(a, d, dtype)
+
+
+_CASTS = {}
+
+
+def _cast_kernel(d):
+    f = _CASTS.get(d)
+    if f is None:
+        f = _CASTS[d] = jax.jit(lambda a: a.astype(d.np))
+    return f
+
+
+def _parse_to(args, kwargs):
+    dtype = kwargs.pop("dtype", None)
+    device = kwargs.pop("device", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    for a in args:
+        if isinstance(a, dt.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype, device = a.dtype, a.device
+        elif isinstance(a, (str, dev.device, int)) and not isinstance(a, bool):
+            device = a
+        elif isinstance(a, bool):
+            pass
+        elif a is None:
+            pass
+        else:
+            raise TypeError(f"to() received an invalid combination of arguments - got "
+                            f"({type(a).__name__})")
+    if kwargs:
+        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    return dtype, device, copy
+
+
+def to(self, *args, **kwargs):
+    """Mirrors `Tensor.to(dtype | device | other, ...)`: `self` when nothing changes."""
+    dtype, device, copy = _parse_to(args, dict(kwargs))
+    return _convert(self, dtype, device, copy)
+
+
+def cpu(self, memory_format=None):
+    return _convert(self, device="cpu")
+
+
+def cuda(self, device=None, non_blocking=False, memory_format=None):
+    if isinstance(device, int):
+        device = dev.device("cuda", device)
+    return _convert(self, device=device or "cuda")
+
+
+_TYPE_NAMES = {d._tensor_type: d for d in dt.ALL if d._tensor_type}
+
+
+def type_(self, dtype=None, non_blocking=False, **kwargs):
+    """Mirrors `Tensor.type`: the type string, or a converted tensor."""
+    if dtype is None:
+        prefix = "torch.cuda." if self.is_cuda else "torch."
+        return prefix + self.dtype._tensor_type
+    if isinstance(dtype, str):
+        name = dtype.rsplit(".", 1)[-1]
+        cuda = ".cuda." in dtype
+        if name not in _TYPE_NAMES:
+            raise ValueError(f"invalid type: '{dtype}'")
+        return _convert(self, _TYPE_NAMES[name], "cuda" if cuda else None)
+    if isinstance(dtype, type) and hasattr(dtype, "_dtype"):
+        return _convert(self, dtype._dtype, "cuda" if dtype._device == "cuda" else None)
+    return _convert(self, dtype)
+
+
+def type_as(self, other):
+    return _convert(self, other.dtype, other.device)
+
+
+def _dtype_method(name, d):
+    def m(self, memory_format=None):
+        return _convert(self, d)
+    m.__name__ = name
+    m.__doc__ = f"Mirrors `Tensor.{name}`: `self.to(torch.{d.name})`."
+    return m
+
+
+for _name, _d in (("float", dt.float32), ("double", dt.float64), ("half", dt.float16),
+                  ("bfloat16", dt.bfloat16), ("long", dt.int64), ("int", dt.int32),
+                  ("short", dt.int16), ("char", dt.int8), ("byte", dt.uint8), ("bool", dt.bool_),
+                  ("cfloat", dt.complex64), ("cdouble", dt.complex128)):
+    _register(_dtype_method(_name, _d))
+
+_register(clone, function=True)
+_register(to)
+_register(cpu)
+_register(cuda)
+_register(type_, "type")
+_register(type_as)
+
+
+def copy_(self, src, non_blocking=False):
+    """Mirrors `Tensor.copy_`: broadcast `src` into `self`, any dtype conversion allowed."""
+    if isinstance(src, Tensor):
+        _check_broadcast((self._size, src._size))
+        if layout.numel(src._size) and len(src._size) > len(self._size) or any(
+                b != 1 and b != a for a, b in zip(self._size[::-1], src._size[::-1])):
+            raise RuntimeError(f"output with shape {list(self._size)} doesn't match the "
+                               f"broadcast shape {list(_check_broadcast((self._size, src._size)))}")
+        a = src._value()
+        if src.dtype is not self.dtype:
+            if src.dtype.is_complex and not self.dtype.is_complex:
+                a = jnp.real(a)
+            a = _cast_kernel(self.dtype)(a)
+        if src.device != self.device:
+            a = _to_device_array(a, self.device)
+        if a.shape != self._size:
+            a = _broadcast_kernel(self._size)(a)
+    else:
+        a = _full_array(self, src)
+    self._assign(a)
+    return self
+
+
+_BCAST = {}
+
+
+def _broadcast_kernel(size):
+    f = _BCAST.get(size)
+    if f is None:
+        f = _BCAST[size] = jax.jit(lambda a: jnp.broadcast_to(a, size))
+    return f
+
+
+_FILLS = {}
+
+
+def _full_array(self, value):
+    if isinstance(value, Tensor):
+        if value.dim() != 0:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
+                               f"with {value.dim()} dimensions.")
+        value = value._value()
+    key = (self._size, self.dtype)
+    f = _FILLS.get(key)
+    if f is None:
+        size, npd = self._size, self.dtype.np
+        f = _FILLS[key] = jax.jit(lambda v: jnp.full(size, _convert_scalar(v, npd), npd))
+    return f(value)
+
+
+def _convert_scalar(v, npd):
+    if npd.kind != "c" and jnp.iscomplexobj(v):
+        v = jnp.real(v)
+    return jax.lax.convert_element_type(v, npd)
+
+
+def fill_(self, value):
+    """Mirrors `Tensor.fill_` (the value is traced: no recompile per value)."""
+    self._assign(_full_array(self, value))
+    return self
+
+
+def zero_(self):
+    """Mirrors `Tensor.zero_`."""
+    self._assign(_full_array(self, 0))
+    return self
+
+
+def resize_(self, *size, memory_format=None):
+    """Mirrors `Tensor.resize_`: keeps the data prefix, grows the storage when needed."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = size[0]
+    size = tuple(int(s) for s in size)
+    if size == self._size:
+        return self
+    n = layout.numel(size)
+    st = self._st
+    need = self._offset + n
+    if need > st.numel:
+        old = np.asarray(st.array()).reshape(-1)
+        flat = np.zeros(need, dtype=self.dtype.np)
+        flat[:old.shape[0]] = old
+        if st._np is not None:
+            st._np = flat
+            st.numel, st.shape = need, (need,)
+        else:
+            st._data = jnp.asarray(flat)
+            st.numel, st.shape = need, (need,)
+    from .views import set_layout
+    set_layout(self, size, layout.contiguous_strides(size), self._offset)
+    self._vc[0] += 1
+    return self
+
+
+def resize_as_(self, other, memory_format=None):
+    return resize_(self, other._size)
+
+
+for _f in (copy_, fill_, zero_, resize_, resize_as_):
+    _register(_f)
+
+
+def _fill_function(input, value):
+    return fill_(input.clone(), value)
+
+
+FUNCTIONS["fill"] = _fill_function
+FUNCTIONS["zero_"] = zero_
+FUNCTIONS["fill_"] = fill_

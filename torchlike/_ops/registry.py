@@ -1,0 +1,460 @@
+"""The op table and everything generated from it.
+
+A row is a pure JAX function with PyTorch's signature plus a few flags. From each row this module
+generates the `torchlike.X` function, the `Tensor.X` method, the in-place `Tensor.X_`, the `out=`
+variant and the operator dunders, all going through one dispatcher:
+
+    arguments ──► tensors become arrays, Python numbers become traced scalars, the rest static
+              ──► PyTorch's result dtype (cached per operand signature)
+              ──► a jitted kernel cached per (static args, operand kinds, compute dtype)
+              ──► new tensors / a write into `out` / a write through `self`'s storage.
+
+Argument validation that depends only on shapes and static arguments runs while JAX traces the
+kernel, so it costs nothing on later calls.
+"""
+import inspect
+import numbers
+
+import jax
+import numpy as np
+
+from .._core import dtype as dt
+from .._core.tensor import Tensor, wrap
+
+OPS = {}          # name -> Op, every registered row
+FUNCTIONS = {}    # public torchlike.X callables
+METHODS = {}      # Tensor attributes generated here
+
+_NUMBER = (bool, int, float, complex, np.number, np.bool_)
+
+
+class Op:
+    """One op-table row (see `op`)."""
+
+    __slots__ = ("name", "impl", "pointwise", "promote", "params", "names", "tensors", "lists",
+                 "scalars", "promoted", "returns", "kernels", "dtypes", "family", "differentiable",
+                 "nondiff_outputs", "check")
+
+    def __repr__(self):
+        return f"<op {self.name}>"
+
+
+def _promotion(row, psig):
+    """The compute dtype for one operand signature: a tuple of (dtype, has_dims) pairs."""
+    if row.check is not None:
+        row.check(*(d for d, _ in psig))
+    kind = row.promote
+    if kind is None:
+        return None
+    dims, zeros, scalars = [], [], []
+    for d, nd in psig:
+        if nd is None:
+            scalars.append(d)
+        elif nd:
+            dims.append(d)
+        else:
+            zeros.append(d)
+    if callable(kind):
+        return kind(dt.result_type_of(dims, zeros, scalars))
+    r = dt.result_type_of(dims, zeros, scalars)
+    if r is None:
+        return None
+    if kind == "int_to_float" and r.category < 2:
+        return dt.get_default_dtype()
+    return r
+
+
+def _check_broadcast(shapes):
+    """PyTorch's broadcast check (pairwise, trailing dims first), with its error message."""
+    out = ()
+    for s in shapes:
+        ndim = max(len(out), len(s))
+        res = [1] * ndim
+        for i in range(ndim - 1, -1, -1):
+            off = ndim - 1 - i
+            a = out[len(out) - 1 - off] if off < len(out) else 1
+            b = s[len(s) - 1 - off] if off < len(s) else 1
+            if a != b and a != 1 and b != 1:
+                raise RuntimeError(f"The size of tensor a ({a}) must match the size of tensor b "
+                                   f"({b}) at non-singleton dimension {i}")
+            res[i] = b if a == 1 else a
+        out = tuple(res)
+    return out
+
+
+def broadcast_shapes_checked(shapes):
+    return _check_broadcast(shapes)
+
+
+def _build_kernel(row, sig, statics, compute):
+    """A jitted kernel: dynamic operands in, `row.impl` applied with the static arguments."""
+    impl, names, promoted, scalars = row.impl, row.names, row.promoted, row.scalars
+    cnp = compute.np if compute is not None else None
+    static_iter_names = statics
+
+    def kernel(*dyn):
+        kw = {}
+        i = 0
+        si = 0
+        shapes = []
+        for name, k in zip(names, sig):
+            if k == "T" or k == "S":
+                v = dyn[i]
+                i += 1
+                if cnp is not None and (name in promoted or name in scalars):
+                    v = jax.lax.convert_element_type(v, cnp)
+                if k == "T":
+                    shapes.append(v.shape)
+            elif k == "L":
+                v = dyn[i]
+                i += 1
+                if cnp is not None and name in promoted:
+                    v = tuple(jax.lax.convert_element_type(a, cnp) for a in v)
+            else:
+                v = static_iter_names[si]
+                si += 1
+            kw[name] = v
+        if row.pointwise:
+            _check_broadcast(shapes)
+        return impl(**kw)
+
+    kernel.__name__ = row.name
+    return jax.jit(kernel)
+
+
+def _bad_arg(row, name, v):
+    pos = row.names.index(name)
+    return TypeError(f"{row.name}(): argument '{name}' (position {pos + 1}) must be Tensor, not "
+                     f"{type(v).__name__}")
+
+
+def _hashable(v):
+    if isinstance(v, list):
+        return tuple(_hashable(x) for x in v)
+    if isinstance(v, Tensor):
+        return _TensorStatic(v)
+    return v
+
+
+class _TensorStatic:
+    """A tensor passed where a static argument is expected (e.g. `dim=torch.tensor(0)`)."""
+
+    __slots__ = ("v",)
+
+    def __init__(self, t):
+        self.v = t.item() if t.numel() == 1 else tuple(t.tolist())
+
+    def __hash__(self):
+        return hash(self.v)
+
+    def __eq__(self, o):
+        return isinstance(o, _TensorStatic) and o.v == self.v
+
+
+def run(row, args):
+    """Dispatch `row` on positional `args` (one per impl parameter); returns raw JAX output(s)
+    and the device of the first tensor operand."""
+    sig = []
+    dyn = []
+    statics = []
+    psig = []
+    device = None
+    tensors, scalars, lists, promoted = row.tensors, row.scalars, row.lists, row.promoted
+    for name, v in zip(row.names, args):
+        if name in tensors:
+            if isinstance(v, Tensor):
+                sig.append("T")
+                dyn.append(v._value())
+                if device is None:
+                    device = v._st.device
+                if name in promoted:
+                    psig.append((v.dtype, len(v._size) > 0))
+            elif isinstance(v, _NUMBER):
+                sig.append("S")
+                v = _pyscalar(v)
+                dyn.append(v)
+                if name in promoted:
+                    psig.append((dt.scalar_dtype(v), None))
+            elif v is None:
+                sig.append("N")
+                statics.append(None)
+            else:
+                raise _bad_arg(row, name, v)
+        elif name in lists:
+            sig.append("L")
+            arrs = []
+            for t in v:
+                if not isinstance(t, Tensor):
+                    raise TypeError(f"expected Tensor as element {len(arrs)} in argument 0, but "
+                                    f"got {type(t).__name__}")
+                arrs.append(t._value())
+                if device is None:
+                    device = t._st.device
+                if name in promoted:
+                    psig.append((t.dtype, len(t._size) > 0))
+            dyn.append(tuple(arrs))
+        elif name in scalars and v is not None:
+            sig.append("S")
+            dyn.append(v._value() if isinstance(v, Tensor) else _pyscalar(v))
+        else:
+            sig.append("C")
+            statics.append(_hashable(v))
+    psig = tuple(psig)
+    compute = row.dtypes.get(psig, _MISSING)
+    if compute is _MISSING:
+        compute = row.dtypes[psig] = _promotion(row, psig)
+    key = (tuple(sig), tuple(statics), compute)
+    k = row.kernels.get(key)
+    if k is None:
+        k = row.kernels[key] = _build_kernel(row, key[0], key[1], compute)
+    return k(*dyn), device
+
+
+_MISSING = object()
+
+
+def _pyscalar(v):
+    if isinstance(v, (np.number, np.bool_)):
+        return v.item()
+    return v
+
+
+def _wrap_out(row, out, device):
+    from .._core.device import CPU
+    device = device or CPU
+    if isinstance(out, (tuple, list)):
+        ts = tuple(_wrap_one(o, device) for o in out)
+        return row.returns(*ts) if row.returns is not None else ts
+    return _wrap_one(out, device)
+
+
+def _wrap_one(o, device):
+    if isinstance(o, jax.Array) or hasattr(o, "shape"):
+        return wrap(o, device)
+    return o
+
+
+def call(row, args, out=None):
+    """The function/method variant: new tensors, or written into `out`."""
+    res, device = run(row, args)
+    if out is not None:
+        return write_out(row, res, out)
+    return _wrap_out(row, res, device)
+
+
+def call_inplace(row, args):
+    """The in-place variant: compute, check, then write through `args[0]`'s storage."""
+    self = args[0]
+    res, _ = run(row, args)
+    check_inplace(self, res)
+    self._assign(res)
+    return self
+
+
+def check_inplace(self, res):
+    rd = dt._BY_NP[res.dtype]
+    if not dt.can_cast(rd, self.dtype):
+        raise RuntimeError(f"result type {_short(rd)} can't be cast to the desired output type "
+                           f"{_short(self.dtype)}")
+    if res.shape != self._size:
+        raise RuntimeError(f"output with shape {list(self._size)} doesn't match the broadcast "
+                           f"shape {list(res.shape)}")
+
+
+def write_out(row, res, out):
+    """Write kernel results into user-supplied `out=` tensor(s), resizing as PyTorch does."""
+    if isinstance(res, (tuple, list)):
+        if not isinstance(out, (tuple, list)) or len(out) != len(res):
+            raise TypeError(f"{row.name}(): argument 'out' must be tuple of Tensors")
+        for r, o in zip(res, out):
+            _write_one_out(r, o)
+        return row.returns(*out) if row.returns is not None else tuple(out)
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{row.name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    _write_one_out(res, out)
+    return out
+
+
+def _write_one_out(r, o):
+    rd = dt._BY_NP[r.dtype]
+    if not dt.can_cast(rd, o.dtype):
+        raise RuntimeError(f"result type {_short(rd)} can't be cast to the desired output type "
+                           f"{_short(o.dtype)}")
+    if tuple(r.shape) != o._size:
+        if o.numel() != 0:
+            import warnings
+            warnings.warn(
+                f"An output with one or more elements was resized since it had shape "
+                f"{list(o._size)}, which does not match the required output shape "
+                f"{list(r.shape)}. This behavior is deprecated, and in a future PyTorch release "
+                f"outputs will not be resized unless they have zero elements. You can explicitly "
+                f"reuse an out tensor t by resizing it, inplace, to zero elements with "
+                f"t.resize_(0).", UserWarning, stacklevel=4)
+        o.resize_(tuple(r.shape))
+    o._assign(r)
+
+
+_SHORT = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+          "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+          "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble",
+          "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}
+
+
+def _short(d):
+    """PyTorch's short scalar-type name (Float, Long, ...), used in its error messages."""
+    return _SHORT[d.name]
+
+
+short_name = _short
+
+
+# ---- generation --------------------------------------------------------------------------------
+
+def _signature_source(fn, extra_kwonly=()):
+    """Source text for a parameter list copying `fn`'s, with defaults bound by name."""
+    sig = inspect.signature(fn)
+    parts, defaults, names = [], {}, []
+    star_done = False
+    for p in sig.parameters.values():
+        if p.kind == p.KEYWORD_ONLY and not star_done:
+            parts.append("*")
+            star_done = True
+        if p.kind == p.VAR_POSITIONAL:
+            parts.append("*" + p.name)
+            star_done = True
+            names.append(p.name)
+            continue
+        if p.default is p.empty:
+            parts.append(p.name)
+        else:
+            defaults["_d_" + p.name] = p.default
+            parts.append(f"{p.name}=_d_{p.name}")
+        names.append(p.name)
+    for name, default in extra_kwonly:
+        if not star_done:
+            parts.append("*")
+            star_done = True
+        defaults["_d_" + name] = default
+        parts.append(f"{name}=_d_{name}")
+    return ", ".join(parts), defaults, names
+
+
+def _make(name, params_src, body, namespace):
+    src = f"def {name}({params_src}):\n    return {body}\n"
+    ns = dict(namespace)
+    exec(src, ns)  # noqa: S102 - generated from the op table's own signatures
+    return ns[name]
+
+
+def op(name=None, *, pointwise=False, promote="default", tensors=None, lists=(), scalars=(),
+       promoted=None, method=True, function=True, inplace=False, out=True, dunders=None,
+       aliases=(), method_only_aliases=(), returns=None, family="misc", differentiable=True,
+       nondiff_outputs=(), check=None):
+    """Register a pure JAX function as a torch op (one op-table row).
+
+    `tensors` name the parameters that take tensors (or Python numbers, promoted as PyTorch's
+    wrapped scalars); `lists` take sequences of tensors; `scalars` take numbers passed as traced
+    values (no recompile per value); every other parameter is static. `promote` is PyTorch's
+    promotion kind: "default", "int_to_float", None (no casting) or a callable on the promoted
+    dtype. `dunders` maps dunder names to 'fwd', 'rev' or 'inplace'. `check(*dtypes)` sees the
+    operands' original dtypes (before casting) once per dtype signature and may raise.
+    """
+    def register(impl):
+        row = Op()
+        row.name = name or impl.__name__
+        row.impl = impl
+        row.pointwise = pointwise
+        row.promote = promote
+        sig = inspect.signature(impl)
+        row.names = tuple(sig.parameters)
+        first = row.names[0]
+        row.tensors = frozenset(tensors if tensors is not None else (first,))
+        row.lists = frozenset(lists)
+        row.scalars = frozenset(scalars)
+        row.promoted = frozenset(promoted if promoted is not None else row.tensors | row.lists)
+        row.returns = returns
+        row.kernels = {}
+        row.dtypes = {}
+        row.family = family
+        row.differentiable = differentiable
+        row.nondiff_outputs = nondiff_outputs
+        row.check = check
+        OPS[row.name] = row
+        _generate(row, method, function, inplace, out, dunders or {}, aliases,
+                  method_only_aliases)
+        return impl
+    return register
+
+
+def _generate(row, method, function, inplace, out, dunders, aliases, method_only_aliases):
+    params, defaults, names = _signature_source(row.impl, (("out", None),) if out else ())
+    ns = dict(defaults, _row=row, _call=call, _call_inplace=call_inplace)
+    argtuple = "(" + "".join(n + ", " for n in row.names) + ")"
+    fn = _make(row.name, params, f"_call(_row, {argtuple}{', out' if out else ''})", ns)
+    fn.__doc__ = f"Mirrors `torch.{row.name}`."
+    fn.__qualname__ = row.name
+    meth = fn
+    if out:
+        mparams, mdefaults, _ = _signature_source(row.impl)
+        meth = _make(row.name, mparams, f"_call(_row, {argtuple})", dict(mdefaults, **ns))
+        meth.__doc__ = f"Mirrors `Tensor.{row.name}`."
+    if function:
+        for n in (row.name,) + tuple(aliases):
+            FUNCTIONS[n] = fn
+    if method:
+        for n in (row.name,) + tuple(aliases) + tuple(method_only_aliases):
+            METHODS[n] = meth
+    ip = None
+    if inplace:
+        iparams, idefaults, _ = _signature_source(row.impl)
+        ip = _make(row.name + "_", iparams, f"_call_inplace(_row, {argtuple})",
+                   dict(idefaults, **ns))
+        ip.__doc__ = f"Mirrors `Tensor.{row.name}_`."
+        for n in (row.name,) + tuple(aliases) + tuple(method_only_aliases):
+            METHODS[n + "_"] = ip
+    for dunder, mode in dunders.items():
+        METHODS[dunder] = _dunder(meth, ip, mode)
+
+
+def _dunder(fn, ip, mode):
+    if mode == "fwd":
+        def d(self, other):
+            if not isinstance(other, (Tensor,) + _NUMBER):
+                return NotImplemented
+            return fn(self, other)
+    elif mode == "rev":
+        def d(self, other):
+            if not isinstance(other, (Tensor,) + _NUMBER):
+                return NotImplemented
+            return fn(other, self)
+    elif mode == "inplace":
+        def d(self, other):
+            if not isinstance(other, (Tensor,) + _NUMBER):
+                return NotImplemented
+            return ip(self, other)
+    else:
+        def d(self):
+            return fn(self)
+    return d
+
+
+def function(name=None, *, method=True, function=True, aliases=(), family="misc"):
+    """Register a Python-level op composed of other ops (its own frontend; no kernel of its own)."""
+    def register(fn):
+        n = name or fn.__name__
+        fn.__doc__ = fn.__doc__ or f"Mirrors `torch.{n}`."
+        if function:
+            for a in (n,) + tuple(aliases):
+                FUNCTIONS[a] = fn
+        if method:
+            for a in (n,) + tuple(aliases):
+                METHODS[a] = fn
+        OPS.setdefault(n, None)
+        return fn
+    return register
+
+
+def install():
+    """Attach every generated method to `Tensor` (called once the op modules are imported)."""
+    for n, f in METHODS.items():
+        setattr(Tensor, n, f)

@@ -1,0 +1,516 @@
+"""View ops: a new (size, stride, offset) over the same storage, no kernel launched.
+
+Each row is a layout function `f(tensor, *args) -> (size, stride, offset)`; the registry-style
+generator below makes the function, the method and (where PyTorch has one) the in-place twin that
+changes `self`'s own layout (`transpose_`, `squeeze_`, ...).
+"""
+import math
+import operator
+
+from .._core import layout
+from .._core.tensor import Tensor, _wrap_dim, make_view
+from .registry import FUNCTIONS, METHODS, OPS
+
+VIEW_OPS = {}
+
+
+def _dims_arg(args):
+    """`f(2, 3)`, `f((2, 3))`, `f([2, 3])` and `f(torch.Size([2, 3]))` all mean (2, 3)."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = args[0]
+    return tuple(operator.index(a) for a in args)
+
+
+def view_op(name=None, *, method=True, function=True, inplace=False, aliases=(),
+            method_aliases=()):
+    """Register a layout function as a view op (function, method, optional in-place twin)."""
+    def register(fn):
+        n = name or fn.__name__
+
+        def view(input, *args, **kwargs):
+            size, stride, offset = fn(input, *args, **kwargs)
+            return make_view(input, size, stride, offset)
+        view.__name__ = view.__qualname__ = n
+        view.__doc__ = f"Mirrors `torch.{n}` (a view: shares storage with `input`)."
+        VIEW_OPS[n] = fn
+        OPS[n] = None
+        if function:
+            for a in (n,) + tuple(aliases):
+                FUNCTIONS[a] = view
+        if method:
+            for a in (n,) + tuple(aliases) + tuple(method_aliases):
+                METHODS[a] = view
+        if inplace:
+            def view_(self, *args, **kwargs):
+                size, stride, offset = fn(self, *args, **kwargs)
+                set_layout(self, size, stride, offset)
+                return self
+            view_.__name__ = n + "_"
+            for a in (n,) + tuple(aliases) + tuple(method_aliases):
+                METHODS[a + "_"] = view_
+        return view
+    return register
+
+
+def set_layout(t, size, stride, offset):
+    """Change `t`'s own layout in place (the in-place view ops, `as_strided_`)."""
+    t._size, t._stride, t._offset = tuple(size), tuple(stride), offset
+    st = t._st
+    t._natural = offset == 0 and t._size == st.shape and \
+        t._stride == layout.contiguous_strides(t._size)
+    t._cache = t._cache_src = None
+
+
+def _infer_size(shape, n):
+    shape = list(shape)
+    infer = None
+    known = 1
+    for i, s in enumerate(shape):
+        if s == -1:
+            if infer is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            infer = i
+        elif s < 0:
+            raise RuntimeError(f"invalid shape dimension {s}")
+        else:
+            known *= s
+    if infer is not None:
+        if known == 0 or n % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {n}")
+        shape[infer] = n // known
+    elif known != n:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {n}")
+    return tuple(shape)
+
+
+@view_op()
+def view(self, *shape):
+    if len(shape) == 1 and not isinstance(shape[0], (tuple, list, int)) and \
+            hasattr(shape[0], "itemsize"):
+        return _view_dtype(self, shape[0])
+    size = _infer_size(_dims_arg(shape), self.numel())
+    stride = layout.compute_view_stride(self._size, self._stride, size)
+    if stride is None:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
+                           "least one dimension spans across two contiguous subspaces). Use "
+                           ".reshape(...) instead.")
+    return size, stride, self._offset
+
+
+def _view_dtype(self, d):
+    if d.itemsize != self.dtype.itemsize:
+        raise RuntimeError("torchlike supports Tensor.view(dtype) only between dtypes of the "
+                           "same size")
+    raise NotImplementedError("Tensor.view(dtype) is not available in torchlike yet")
+
+
+@view_op(function=False)
+def view_as(self, other):
+    return VIEW_OPS["view"](self, other._size)
+
+
+@view_op(inplace=True, aliases=("swapaxes", "swapdims"))
+def transpose(self, dim0, dim1):
+    n = len(self._size)
+    d0, d1 = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
+    size, stride = list(self._size), list(self._stride)
+    size[d0], size[d1] = size[d1], size[d0]
+    stride[d0], stride[d1] = stride[d1], stride[d0]
+    return size, stride, self._offset
+
+
+@view_op(inplace=True)
+def t(self):
+    n = len(self._size)
+    if n > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
+    return self._size[::-1], self._stride[::-1], self._offset
+
+
+@view_op()
+def permute(self, *dims):
+    dims = _dims_arg(dims)
+    n = len(self._size)
+    if len(dims) != n:
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
+                           f"not match the length of the desired ordering of dimensions i.e. "
+                           f"input.dim() = {n} is not equal to len(dims) = {len(dims)}")
+    wrapped = [_wrap_dim(d, n) for d in dims]
+    if len(set(wrapped)) != n:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return ([self._size[d] for d in wrapped], [self._stride[d] for d in wrapped], self._offset)
+
+
+@view_op(aliases=("moveaxis",))
+def movedim(self, source, destination):
+    n = len(self._size)
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) "
+                           f"should contain the same number of dims as destination ({dst} dims)")
+    src = [_wrap_dim(d, n) for d in src]
+    dst = [_wrap_dim(d, n) for d in dst]
+    order = [None] * n
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(d for d in range(n) if d not in src)
+    order = [o if o is not None else next(rest) for o in order]
+    return ([self._size[d] for d in order], [self._stride[d] for d in order], self._offset)
+
+
+def _squeeze_dims(self, dim):
+    n = len(self._size)
+    if dim is None:
+        return {i for i, s in enumerate(self._size) if s == 1}
+    dims = [dim] if isinstance(dim, int) else list(dim)
+    return {_wrap_dim(d, n) for d in dims if self._size[_wrap_dim(d, n)] == 1} if n else set()
+
+
+@view_op(inplace=True)
+def squeeze(self, dim=None):
+    if not self._size:
+        if dim is not None:
+            for d in ([dim] if isinstance(dim, int) else dim):
+                _wrap_dim(d, 0)
+        return (), (), self._offset
+    drop = _squeeze_dims(self, dim)
+    keep = [i for i in range(len(self._size)) if i not in drop]
+    return [self._size[i] for i in keep], [self._stride[i] for i in keep], self._offset
+
+
+@view_op(inplace=True)
+def unsqueeze(self, dim):
+    n = len(self._size)
+    d = _wrap_dim(dim, n + 1)
+    size, stride = list(self._size), list(self._stride)
+    new_stride = stride[d] * size[d] if d < n else 1
+    size.insert(d, 1)
+    stride.insert(d, new_stride)
+    return size, stride, self._offset
+
+
+@view_op(function=False)
+def expand(self, *sizes):
+    sizes = _dims_arg(sizes)
+    n = len(self._size)
+    if len(sizes) < n:
+        raise RuntimeError(f"expand(torch.FloatTensor{{{list(self._size)}}}, size={list(sizes)}): "
+                           f"the number of sizes provided ({len(sizes)}) must be greater or "
+                           f"equal to the number of dimensions in the tensor ({n})")
+    size, stride = [], []
+    lead = len(sizes) - n
+    for i, s in enumerate(sizes):
+        if i < lead:
+            if s < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a "
+                                   f"leading, non-existing dimension {i}")
+            size.append(s)
+            stride.append(0)
+            continue
+        cur, cst = self._size[i - lead], self._stride[i - lead]
+        if s == -1:
+            s = cur
+        if cur == s:
+            size.append(s)
+            stride.append(cst)
+        elif cur == 1:
+            size.append(s)
+            stride.append(0)
+        else:
+            raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing "
+                               f"size ({cur}) at non-singleton dimension {i}.  Target sizes: "
+                               f"{list(sizes)}.  Tensor sizes: {list(self._size)}")
+    return size, stride, self._offset
+
+
+@view_op(function=False)
+def expand_as(self, other):
+    return VIEW_OPS["expand"](self, other._size)
+
+
+@view_op()
+def broadcast_to(self, size):
+    return VIEW_OPS["expand"](self, tuple(size))
+
+
+@view_op()
+def narrow(self, dim, start, length):
+    n = len(self._size)
+    if n == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    d = _wrap_dim(dim, n)
+    start = operator.index(start)
+    cur = self._size[d]
+    if not -cur <= start <= cur:
+        raise IndexError(f"start out of range (expected to be in range of [{-cur}, {cur}], but "
+                         f"got {start})")
+    if start < 0:
+        start += cur
+    if start + length > cur or length < 0:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({cur}).")
+    size = list(self._size)
+    size[d] = length
+    return size, self._stride, self._offset + start * self._stride[d]
+
+
+@view_op()
+def select(self, dim, index):
+    n = len(self._size)
+    if n == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = _wrap_dim(dim, n)
+    index = operator.index(index)
+    cur = self._size[d]
+    if not -cur <= index < cur:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(self._size)} at dimension {d}")
+    if index < 0:
+        index += cur
+    return (self._size[:d] + self._size[d + 1:], self._stride[:d] + self._stride[d + 1:],
+            self._offset + index * self._stride[d])
+
+
+@view_op(inplace=True)
+def as_strided(self, size, stride, storage_offset=None):
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape")
+    off = self._offset if storage_offset is None else storage_offset
+    if size and layout.numel(size):
+        need = off + sum((n - 1) * s for n, s in zip(size, stride)) + 1
+        if need > self._st.numel:
+            raise RuntimeError(
+                f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {off}, "
+                f"and itemsize {self.dtype.itemsize} requiring a storage size of "
+                f"{need * self.dtype.itemsize} are out of bounds for storage of size "
+                f"{self._st.numel * self.dtype.itemsize}")
+    return size, stride, off
+
+
+@view_op()
+def diagonal(self, offset=0, dim1=0, dim2=1):
+    n = len(self._size)
+    d1, d2 = _wrap_dim(dim1, n), _wrap_dim(dim2, n)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    off = self._offset
+    if offset >= 0:
+        length = max(min(self._size[d1], self._size[d2] - offset), 0)
+        if length:
+            off += offset * self._stride[d2]
+    else:
+        length = max(min(self._size[d1] + offset, self._size[d2]), 0)
+        if length:
+            off -= offset * self._stride[d1]
+    keep = [i for i in range(n) if i not in (d1, d2)]
+    size = [self._size[i] for i in keep] + [length]
+    stride = [self._stride[i] for i in keep] + [self._stride[d1] + self._stride[d2]]
+    return size, stride, off
+
+
+@view_op(function=False)
+def unfold(self, dimension, size, step):
+    n = len(self._size)
+    d = _wrap_dim(dimension, max(n, 1)) if n else 0
+    cur = self._size[d] if n else 1
+    if size > cur:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {cur} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    count = (cur - size) // step + 1
+    st = self._stride[d] if n else 1
+    new_size = list(self._size)
+    new_stride = list(self._stride)
+    if n:
+        new_size[d] = count
+        new_stride[d] = st * step
+    return new_size + [size], new_stride + [st], self._offset
+
+
+@view_op()
+def unflatten(self, dim, sizes):
+    n = len(self._size)
+    d = _wrap_dim(dim, n)
+    sizes = tuple(sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    inferred = _infer_unflatten(sizes, self._size[d])
+    size = self._size[:d] + inferred + self._size[d + 1:]
+    return size, layout.compute_view_stride(self._size, self._stride, size), self._offset
+
+
+def _infer_unflatten(sizes, n):
+    if -1 in sizes:
+        known = math.prod(s for s in sizes if s != -1)
+        return tuple(n // known if s == -1 else s for s in sizes)
+    if math.prod(sizes) != n:
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
+                           f"size of dim {0} ({n}) in the input tensor")
+    return sizes
+
+
+@view_op(function=False)
+def alias(self):
+    return self._size, self._stride, self._offset
+
+
+# ---- composites that are views when they can be -------------------------------------------------
+
+def _register(name, fn, method=True, function=True, aliases=()):
+    fn.__name__ = name
+    OPS.setdefault(name, None)
+    if function:
+        for a in (name,) + tuple(aliases):
+            FUNCTIONS[a] = fn
+    if method:
+        for a in (name,) + tuple(aliases):
+            METHODS[a] = fn
+
+
+def reshape(input, *shape):
+    """Mirrors `torch.reshape`: a view when strides allow, otherwise a copy."""
+    size = _infer_size(_dims_arg(shape), input.numel())
+    stride = layout.compute_view_stride(input._size, input._stride, size)
+    if stride is not None:
+        return make_view(input, size, stride, input._offset)
+    return _copy_reshape(input, size)
+
+
+def _copy_reshape(input, size):
+    from .conversion import _reshape_copy
+    return _reshape_copy(input, size)
+
+
+def reshape_as(self, other):
+    return reshape(self, other._size)
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    """Mirrors `torch.flatten`: a view when possible."""
+    n = len(input._size)
+    if n == 0:
+        return reshape(input, (1,))
+    s, e = _wrap_dim(start_dim, n), _wrap_dim(end_dim, n)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return input
+    size = input._size[:s] + (math.prod(input._size[s:e + 1]),) + input._size[e + 1:]
+    return reshape(input, size)
+
+
+def ravel(input):
+    return reshape(input, (-1,))
+
+
+def contiguous(self, memory_format=None):
+    """Mirrors `Tensor.contiguous`: `self` when already contiguous, else a contiguous copy."""
+    if self.is_contiguous():
+        return self
+    return self.clone()
+
+
+def unbind(input, dim=0):
+    n = len(input._size)
+    d = _wrap_dim(dim, n)
+    return tuple(select(input, d, i) for i in range(input._size[d]))
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    n = len(tensor._size)
+    d = _wrap_dim(dim, n)
+    total = tensor._size[d]
+    if isinstance(split_size_or_sections, int):
+        step = split_size_or_sections
+        if step == 0 and total != 0:
+            raise RuntimeError("split_size can only be 0 if dimension size is 0, but got "
+                               f"dimension size of {total}")
+        sizes = [min(step, total - i) for i in range(0, total, step)] if step else [0]
+        if not sizes:
+            sizes = [0]
+    else:
+        sizes = list(split_size_or_sections)
+        if sum(sizes) != total:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {total} "
+                               f"(input tensor's size at dimension {d}), but got split_sizes="
+                               f"{sizes}")
+    out, start = [], 0
+    for s in sizes:
+        out.append(narrow(tensor, d, start, s))
+        start += s
+    return tuple(out)
+
+
+def split_with_sizes(self, split_sizes, dim=0):
+    return split(self, list(split_sizes), dim)
+
+
+def chunk(input, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    n = len(input._size)
+    d = _wrap_dim(dim, n)
+    size = input._size[d]
+    step = -(-size // chunks) if size else 0
+    if step == 0:
+        return tuple(narrow(input, d, 0, 0) for _ in range(chunks)) if size == 0 else ()
+    return split(input, step, d)
+
+
+def tensor_split(input, indices_or_sections, dim=0):
+    n = len(input._size)
+    d = _wrap_dim(dim, n)
+    size = input._size[d]
+    if isinstance(indices_or_sections, int):
+        k = indices_or_sections
+        if k <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {k}")
+        q, r = divmod(size, k)
+        bounds, start = [], 0
+        for i in range(k):
+            length = q + (1 if i < r else 0)
+            bounds.append((start, length))
+            start += length
+    else:
+        idx = [int(i) for i in (indices_or_sections.tolist() if isinstance(indices_or_sections, Tensor) else indices_or_sections)]
+        bounds, prev = [], 0
+        for i in idx + [size]:
+            i = min(max(i if i >= 0 else i + size, 0), size)
+            s = min(prev, size)
+            bounds.append((s, max(i - s, 0)))
+            prev = max(i, prev)
+    return tuple(narrow(input, d, s, length) for s, length in bounds)
+
+
+def _nsplit(name, dim_for):
+    def f(input, indices_or_sections):
+        d = dim_for(input)
+        if isinstance(indices_or_sections, int) and input._size[d] % indices_or_sections:
+            raise RuntimeError(f"torch.{name} attempted to split along dimension {d}, but the "
+                               f"size of the dimension {input._size[d]} is not divisible by the "
+                               f"split_size {indices_or_sections}!")
+        return tensor_split(input, indices_or_sections, d)
+    return f
+
+
+for _name, _fn, _al in (("reshape", reshape, ()), ("flatten", flatten, ()), ("ravel", ravel, ()),
+                        ("unbind", unbind, ()), ("split", split, ()),
+                        ("tensor_split", tensor_split, ()), ("chunk", chunk, ())):
+    _register(_name, _fn, aliases=_al)
+_register("reshape_as", reshape_as, function=False)
+_register("contiguous", contiguous, function=False)
+_register("split_with_sizes", split_with_sizes)
+_register("hsplit", _nsplit("hsplit", lambda t: 1 if t.dim() > 1 else 0))
+_register("vsplit", _nsplit("vsplit", lambda t: 0))
+_register("dsplit", _nsplit("dsplit", lambda t: 2))
+
+
+def _prop(name, fn):
+    METHODS[name] = property(fn)
+
+
+_prop("T", lambda self: permute(self, tuple(range(self.dim() - 1, -1, -1))))
+_prop("mT", lambda self: transpose(self, -2, -1))
+_prop("H", lambda self: permute(self, tuple(range(self.dim() - 1, -1, -1))).conj())
+_prop("mH", lambda self: transpose(self, -2, -1).conj())
