@@ -28,4 +28,11 @@ __version__ = "2.13.0"
 
 _load_ops(globals())
 
+from ._core.printing import get_printoptions, set_printoptions  # noqa: E402
+from . import cuda, linalg  # noqa: E402,F401
+from ._ops.creation import LEGACY_TYPES as _LEGACY  # noqa: E402
+
+globals().update(_LEGACY)
+strided = "torch.strided"
+
 del _alias, _d

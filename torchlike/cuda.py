@@ -1,0 +1,1 @@
+"""Mirrors `torch.cuda`: mapped onto JAX GPU devices (being filled in)."""

@@ -1,0 +1,1 @@
+"""Mirrors `torch.linalg` (being filled in)."""
