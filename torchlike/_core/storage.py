@@ -5,29 +5,27 @@ so the common whole-tensor read is free), or a flat NumPy array once the storage
 NumPy (`from_numpy`, `Tensor.numpy()`), so writes on either side are seen on the other.
 Mirrors `torch.UntypedStorage` / `torch.TypedStorage` as far as users see them.
 """
-import itertools
 import math
 import warnings
 
 import jax.numpy as jnp
 import numpy as np
 
-_next_ptr = itertools.count(0x5A000000)
 _ALIGN = 64
+_next_ptr = [0x5A000000 * _ALIGN]
 
 
 def _fake_ptr(nbytes):
     """A stable, aligned, non-overlapping fake address for a storage (for `data_ptr`)."""
-    blocks = max(1, -(-nbytes // _ALIGN)) + 1
-    for _ in range(blocks - 1):
-        next(_next_ptr)
-    return next(_next_ptr) * _ALIGN
+    p = _next_ptr[0]
+    _next_ptr[0] = p + (-(-max(nbytes, 1) // _ALIGN) + 1) * _ALIGN
+    return p
 
 
 class Storage:
     """The shared buffer: `_data` (JAX array) or `_np` (flat NumPy array), dtype, device."""
 
-    __slots__ = ("_data", "_np", "dtype", "device", "numel", "shape", "ptr", "__weakref__")
+    __slots__ = ("_data", "_np", "dtype", "device", "numel", "shape", "_ptr", "__weakref__")
 
     def __init__(self, data, dtype, device, ptr=None):
         self._data = data
@@ -36,7 +34,7 @@ class Storage:
         self.device = device
         self.shape = tuple(data.shape)
         self.numel = math.prod(self.shape)
-        self.ptr = _fake_ptr(self.numel * dtype.itemsize) if ptr is None else ptr
+        self._ptr = ptr
 
     @classmethod
     def from_numpy_flat(cls, flat, dtype, device):
@@ -48,8 +46,16 @@ class Storage:
         st.device = device
         st.shape = (flat.shape[0],)
         st.numel = flat.shape[0]
-        st.ptr = flat.ctypes.data if flat.size else 0
+        st._ptr = flat.ctypes.data if flat.size else 0
         return st
+
+    @property
+    def ptr(self):
+        """A stable address for `data_ptr` (a real one when shared with NumPy, else assigned on
+        first use so that creating a storage costs nothing)."""
+        if self._ptr is None:
+            self._ptr = _fake_ptr(self.nbytes)
+        return self._ptr
 
     @property
     def nbytes(self):

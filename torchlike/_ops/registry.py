@@ -19,6 +19,7 @@ import jax
 import numpy as np
 
 from .._core import dtype as dt
+from .._core.device import CPU as _CPU
 from .._core.tensor import Tensor, wrap
 
 OPS = {}          # name -> Op, every registered row
@@ -26,6 +27,7 @@ FUNCTIONS = {}    # public torchlike.X callables
 METHODS = {}      # Tensor attributes generated here
 
 _NUMBER = (bool, int, float, complex, np.number, np.bool_)
+_ARRAY = type(jax.numpy.zeros(()))
 
 
 class Op:
@@ -33,7 +35,7 @@ class Op:
 
     __slots__ = ("name", "impl", "pointwise", "promote", "params", "names", "tensors", "lists",
                  "scalars", "promoted", "returns", "kernels", "dtypes", "family", "differentiable",
-                 "nondiff_outputs", "check")
+                 "nondiff_outputs", "check", "plan")
 
     def __repr__(self):
         return f"<op {self.name}>"
@@ -151,6 +153,10 @@ class _TensorStatic:
         return isinstance(o, _TensorStatic) and o.v == self.v
 
 
+# operand kinds: promoted tensor, other tensor, promoted list, other list, scalar, static
+_TP, _TN, _LP, _LN, _S, _C = range(6)
+
+
 def run(row, args):
     """Dispatch `row` on positional `args` (one per impl parameter); returns raw JAX output(s)
     and the device of the first tensor operand."""
@@ -159,28 +165,28 @@ def run(row, args):
     statics = []
     psig = []
     device = None
-    tensors, scalars, lists, promoted = row.tensors, row.scalars, row.lists, row.promoted
-    for name, v in zip(row.names, args):
-        if name in tensors:
-            if isinstance(v, Tensor):
+    for kind, v in zip(row.plan, args):
+        if kind <= _TN:
+            if type(v) is Tensor or isinstance(v, Tensor):
                 sig.append("T")
-                dyn.append(v._value())
+                dyn.append(v._value() if v._natural is False or v._st._data is None
+                           else v._st._data)
                 if device is None:
                     device = v._st.device
-                if name in promoted:
-                    psig.append((v.dtype, len(v._size) > 0))
+                if kind == _TP:
+                    psig.append((v.dtype, v._size != ()))
             elif isinstance(v, _NUMBER):
                 sig.append("S")
                 v = _pyscalar(v)
-                dyn.append(v)
-                if name in promoted:
+                dyn.append(_device_scalar(v) if row.promote is not None else v)
+                if kind == _TP:
                     psig.append((dt.scalar_dtype(v), None))
             elif v is None:
                 sig.append("N")
                 statics.append(None)
             else:
-                raise _bad_arg(row, name, v)
-        elif name in lists:
+                raise _bad_arg(row, row.names[len(sig)], v)
+        elif kind <= _LN:
             sig.append("L")
             arrs = []
             for t in v:
@@ -190,15 +196,16 @@ def run(row, args):
                 arrs.append(t._value())
                 if device is None:
                     device = t._st.device
-                if name in promoted:
-                    psig.append((t.dtype, len(t._size) > 0))
+                if kind == _LP:
+                    psig.append((t.dtype, t._size != ()))
             dyn.append(tuple(arrs))
-        elif name in scalars and v is not None:
+        elif kind == _S and v is not None:
             sig.append("S")
-            dyn.append(v._value() if isinstance(v, Tensor) else _pyscalar(v))
+            dyn.append(v._value() if isinstance(v, Tensor) else
+                       _device_scalar(_pyscalar(v)) if row.promote is not None else _pyscalar(v))
         else:
             sig.append("C")
-            statics.append(_hashable(v))
+            statics.append(v if v is None or type(v) in _HASHABLE else _hashable(v))
     psig = tuple(psig)
     compute = row.dtypes.get(psig, _MISSING)
     if compute is _MISSING:
@@ -210,7 +217,22 @@ def run(row, args):
     return k(*dyn), device
 
 
+_HASHABLE = frozenset((int, float, bool, str, tuple, dt.dtype, type(None)))
 _MISSING = object()
+_SCALARS = {}
+
+
+def _device_scalar(v):
+    """A cached 0-d device array for a Python number: passing an array to a jitted kernel is
+    ~4 µs cheaper than passing a Python scalar, and it is still traced (no recompile per value).
+    Only used where the kernel casts the scalar to the compute dtype itself."""
+    key = (type(v), v)
+    a = _SCALARS.get(key)
+    if a is None:
+        if len(_SCALARS) > 4096:
+            _SCALARS.clear()
+        a = _SCALARS[key] = jax.numpy.asarray(v)
+    return a
 
 
 def _pyscalar(v):
@@ -239,6 +261,8 @@ def call(row, args, out=None):
     res, device = run(row, args)
     if out is not None:
         return write_out(row, res, out)
+    if type(res) is _ARRAY:
+        return wrap(res, device or _CPU)
     return _wrap_out(row, res, device)
 
 
@@ -379,6 +403,10 @@ def op(name=None, *, pointwise=False, promote="default", tensors=None, lists=(),
         row.differentiable = differentiable
         row.nondiff_outputs = nondiff_outputs
         row.check = check
+        row.plan = tuple(
+            (_TP if n in row.promoted else _TN) if n in row.tensors else
+            (_LP if n in row.promoted else _LN) if n in row.lists else
+            _S if n in row.scalars else _C for n in row.names)
         OPS[row.name] = row
         _generate(row, method, function, inplace, out, dunders or {}, aliases,
                   method_only_aliases)
