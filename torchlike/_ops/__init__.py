@@ -1,8 +1,9 @@
 """The op table, by family. `load` imports every family and publishes the generated API."""
 import importlib
 
-FAMILIES = ("pointwise", "views", "creation", "conversion", "reduction", "indexing", "shape",
-            "linalg", "random")
+FAMILIES = ("pointwise", "views", "creation", "conversion", "compare", "reduction", "indexing",
+            "shape",
+            "linalg", "random", "interop")
 
 
 def load(namespace):

@@ -335,18 +335,18 @@ def unflatten(self, dim, sizes):
     sizes = tuple(sizes)
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
-    inferred = _infer_unflatten(sizes, self._size[d])
+    inferred = _infer_unflatten(sizes, self._size[d], d)
     size = self._size[:d] + inferred + self._size[d + 1:]
     return size, layout.compute_view_stride(self._size, self._stride, size), self._offset
 
 
-def _infer_unflatten(sizes, n):
+def _infer_unflatten(sizes, n, d):
     if -1 in sizes:
         known = math.prod(s for s in sizes if s != -1)
         return tuple(n // known if s == -1 else s for s in sizes)
     if math.prod(sizes) != n:
         raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
-                           f"size of dim {0} ({n}) in the input tensor")
+                           f"size of dim {d} ({n}) in the input tensor")
     return sizes
 
 
