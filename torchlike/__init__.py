@@ -3,9 +3,30 @@
 `import torchlike as torch` gives a torch-shaped namespace whose tensors emulate PyTorch's
 storage, strides, views and in-place semantics on top of jitted JAX kernels.
 """
+import os as _os
+
 import jax as _jax
 
 _jax.config.update("jax_enable_x64", True)
+
+
+def _enable_persistent_cache():
+    """Keep compiled kernels on disk so a second run of a script starts warm.
+    `TORCHLIKE_CACHE_DIR=` (empty) turns it off."""
+    path = _os.environ.get("TORCHLIKE_CACHE_DIR",
+                           _os.path.join(_os.path.expanduser("~"), ".cache", "torchlike", "xla"))
+    if not path or _jax.config.jax_compilation_cache_dir:
+        return
+    try:
+        _os.makedirs(path, exist_ok=True)
+    except OSError:
+        return
+    _jax.config.update("jax_compilation_cache_dir", path)
+    _jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
+    _jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+
+
+_enable_persistent_cache()
 
 from ._core import dtype as _dt  # noqa: E402
 from ._core.device import device  # noqa: E402
