@@ -13,6 +13,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from .casting import cast
+
 
 @functools.lru_cache(maxsize=4096)
 def contiguous_strides(size):
@@ -128,7 +130,7 @@ def read_impl(data, offset, size, stride):
 
 def write_impl(data, offset, values, size, stride):
     """Pure function: `data` with the (size, stride, offset) region replaced by `values`."""
-    values = jnp.broadcast_to(values.astype(data.dtype), size)
+    values = jnp.broadcast_to(cast(values, data.dtype), size)
     flat = data.reshape(-1)
     keep, ksize, plan = _plan(size, stride)
     if len(keep) != len(size):  # only size-1 dims dropped here (overlap was rejected earlier)

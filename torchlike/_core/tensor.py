@@ -157,7 +157,7 @@ class Tensor:
         """Write the array `v` (broadcastable to size, any dtype) into this tensor's region."""
         st = self._st
         if self._natural and st._data is not None and v.shape == self._size:
-            st._data = v if v.dtype == self.dtype.np else v.astype(self.dtype.np)
+            st._data = v if v.dtype == self.dtype.np else _cast_jit(self.dtype.np)(v)
         else:
             _write(self, v)
         self._vc[0] += 1
@@ -211,9 +211,8 @@ class Tensor:
         return iter(self.unbind(0))
 
     def _scalar_check(self, what):
-        n = self.numel()
-        if n != 1:
-            raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
 
     def __bool__(self):
         n = self.numel()
@@ -437,6 +436,19 @@ def _read(t):
     return v
 
 
+_CASTS = {}
+
+
+def _cast_jit(npd):
+    """A cached jitted PyTorch-semantics cast to NumPy dtype `npd`."""
+    f = _CASTS.get(npd)
+    if f is None:
+        import jax
+        from .casting import cast
+        f = _CASTS[npd] = jax.jit(lambda a: cast(a, npd))
+    return f
+
+
 def _write(t, v):
     if layout.has_internal_overlap(t._size, t._stride):
         raise RuntimeError("unsupported operation: more than one element of the written-to "
@@ -447,6 +459,6 @@ def _write(t, v):
         item = t.dtype.itemsize
         dst = np.lib.stride_tricks.as_strided(st._np[t._offset:], t._size,
                                               tuple(s * item for s in t._stride))
-        np.copyto(dst, np.broadcast_to(np.asarray(v).astype(t.dtype.np), t._size))
+        np.copyto(dst, np.broadcast_to(np.asarray(_cast_jit(t.dtype.np)(v)), t._size))
         return
     st._data = layout.writer(t._size, t._stride)(st._data, t._offset, v)

@@ -7,6 +7,7 @@ import numpy as np
 from .._core import device as dev
 from .._core import dtype as dt
 from .._core import layout
+from .._core.casting import cast
 from .._core.tensor import Tensor, wrap
 from .registry import FUNCTIONS, METHODS, OPS, _check_broadcast
 
@@ -74,7 +75,7 @@ _CASTS = {}
 def _cast_kernel(d):
     f = _CASTS.get(d)
     if f is None:
-        f = _CASTS[d] = jax.jit(lambda a: a.astype(d.np))
+        f = _CASTS[d] = jax.jit(lambda a: cast(a, d.np))
     return f
 
 
@@ -215,9 +216,7 @@ def _full_array(self, value):
 
 
 def _convert_scalar(v, npd):
-    if npd.kind != "c" and jnp.iscomplexobj(v):
-        v = jnp.real(v)
-    return jax.lax.convert_element_type(v, npd)
+    return cast(jnp.asarray(v), npd)
 
 
 def fill_(self, value):
