@@ -82,6 +82,8 @@ class Tensor:
         return layout.is_contiguous(self._size, self._stride)
 
     def data_ptr(self):
+        if self._st.numel == 0:
+            return 0
         return self._st.ptr + self._offset * self.dtype.itemsize
 
     def untyped_storage(self):

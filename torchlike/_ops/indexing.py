@@ -1,1 +1,1172 @@
-"""indexing ops (being filled in)."""
+"""Indexing: `Tensor.__getitem__` / `__setitem__` and the gather/scatter family.
+
+Basic indexing (ints, slices, None, Ellipsis, 0-dim integer tensors) computes the view's
+(size, stride, offset) in one Python pass: no kernel. Advanced indexing (integer / bool tensors,
+lists) first applies the basic part as a view, then gathers (or scatters, for `__setitem__`)
+through a jitted kernel cached per (indexed dims, accumulate); index arrays are traced arguments,
+so new index values reuse the compiled kernel. Bool masks go through a host-side `nonzero`
+because the result shape depends on their values. Index bounds are checked on the host (PyTorch
+raises for out-of-range indices; a jitted kernel cannot).
+"""
+import functools
+import numbers
+import operator
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .._core import dtype as dt
+from .._core import layout
+from .._core.tensor import Tensor, _wrap_dim, make_view, wrap
+from .registry import FUNCTIONS, METHODS, OPS, _check_broadcast, _write_one_out, short_name
+
+_INT_KINDS = ("i", "u")
+
+
+def _register(fn, name, method=True, function=True):
+    OPS.setdefault(name, None)
+    if function:
+        FUNCTIONS[name] = fn
+    if method:
+        METHODS[name] = fn
+
+
+def _legacy_name(d):
+    return f"torch.{short_name(d)}Tensor"
+
+
+# ---- index parsing ------------------------------------------------------------------------------
+
+def _treat_as_tuple(index):
+    """PyTorch's `treatSequenceAsTuple` for a non-tuple index."""
+    if not isinstance(index, list) or len(index) >= 32:
+        return False
+    for o in index:
+        if isinstance(o, (Tensor, list, tuple, slice)) or o is None or o is Ellipsis:
+            return True
+    return False
+
+
+def _bad_index(o):
+    return IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                      f"Variables are valid indices (got {type(o).__name__})")
+
+
+def _index_to_tensor(o):
+    """A list / NumPy array index as a tensor-like (dtype, host array)."""
+    a = np.asarray(o)
+    if a.dtype == object:
+        raise _bad_index(o)
+    if a.size == 0 and a.dtype.kind == "f":
+        a = a.astype(np.int64)
+    return a
+
+
+def _count_specified(items):
+    n = 0
+    for o in items:
+        if o is None or o is Ellipsis or isinstance(o, bool):
+            continue
+        if isinstance(o, Tensor):
+            n += o.dim() if o.dtype in (dt.bool_, dt.uint8) else 1
+        elif isinstance(o, np.ndarray):
+            n += o.ndim if o.dtype in (np.bool_, np.uint8) else 1
+        else:
+            n += 1
+    return n
+
+
+def _basic(self, index):
+    """Apply the basic part of `index`; returns (size, stride, offset, advanced) where
+    `advanced` lists (dim, index) pairs for tensor indices (None when there are none)."""
+    if type(index) is tuple:
+        items = index
+    elif _treat_as_tuple(index):
+        items = tuple(index)
+    else:
+        items = (index,)
+    size = list(self._size)
+    stride = list(self._stride)
+    offset = self._offset
+    ndim = len(size)
+    # normalise non-int index objects before counting
+    norm = []
+    has_ell = False
+    for o in items:
+        t = type(o)
+        if t is int or t is slice or o is None:
+            norm.append(o)
+        elif o is Ellipsis:
+            norm.append(o)
+            has_ell = True
+        elif t is bool:
+            norm.append(o)
+        elif isinstance(o, Tensor):
+            norm.append(o)
+        elif isinstance(o, (list, tuple, np.ndarray)):
+            norm.append(_index_to_tensor(o))
+        elif isinstance(o, (np.integer, numbers.Integral)) and not isinstance(o, (np.bool_,)):
+            norm.append(operator.index(o))
+        elif isinstance(o, np.bool_):
+            norm.append(bool(o))
+        elif hasattr(o, "__index__") and not isinstance(o, (float, complex)):
+            norm.append(operator.index(o))
+        else:
+            raise _bad_index(o)
+    specified = _count_specified(norm)
+    if specified > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    advanced = None
+    d = 0
+    for o in norm:
+        t = type(o)
+        if t is int:
+            if not size:
+                raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python "
+                                 "or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a "
+                                 "number")
+            n = size[d]
+            if o < -n or o >= n:
+                raise IndexError(f"index {o} is out of bounds for dimension {d} with size {n}")
+            if o < 0:
+                o += n
+            offset += o * stride[d]
+            del size[d]
+            del stride[d]
+        elif t is slice:
+            start, stop, step = o.start, o.stop, o.step
+            if step is None:
+                step = 1
+            else:
+                step = operator.index(step)
+                if step == 0:
+                    raise ValueError("slice step cannot be zero")
+                if step < 0:
+                    raise ValueError("step must be greater than zero")
+            n = size[d]
+            start = 0 if start is None else operator.index(start)
+            stop = n if stop is None else operator.index(stop)
+            if start < 0:
+                start += n
+            if stop < 0:
+                stop += n
+            if start < 0:
+                start = 0
+            elif start > n:
+                start = n
+            if stop < start:
+                stop = start
+            elif stop > n:
+                stop = n
+            offset += start * stride[d]
+            size[d] = (stop - start + step - 1) // step
+            stride[d] *= step
+            d += 1
+        elif o is None:
+            stride.insert(d, size[d] * stride[d] if d < len(size) else 1)
+            size.insert(d, 1)
+            d += 1
+        elif o is Ellipsis:
+            d += ndim - specified
+            ndim = specified  # a second Ellipsis skips nothing
+        elif t is bool:
+            stride.insert(d, size[d] * stride[d] if d < len(size) else 1)
+            size.insert(d, 1)
+            advanced = advanced or []
+            advanced.append((d, np.arange(1 if o else 0, dtype=np.int64), False))
+            d += 1
+        else:  # Tensor or host array
+            if isinstance(o, Tensor):
+                kind = o.dtype.np.kind
+                if o.dtype is dt.bool_ or o.dtype is dt.uint8:
+                    mask = True
+                elif kind in _INT_KINDS:
+                    mask = False
+                    if not o._size:
+                        # a 0-dim integer tensor is an int (a view)
+                        i = int(o.item())
+                        n = size[d]
+                        if i < -n or i >= n:
+                            raise IndexError(f"index {i} is out of bounds for dimension {d} with "
+                                             f"size {n}")
+                        offset += (i + n if i < 0 else i) * stride[d]
+                        del size[d]
+                        del stride[d]
+                        continue
+                else:
+                    raise IndexError("tensors used as indices must be long, int, byte or bool "
+                                     "tensors")
+                shape = o._size
+            else:
+                kind = o.dtype.kind
+                if kind == "b" or o.dtype == np.uint8:
+                    mask = True
+                elif kind in _INT_KINDS:
+                    mask = False
+                else:
+                    raise IndexError("tensors used as indices must be long, int, byte or bool "
+                                     "tensors")
+                shape = o.shape
+            advanced = advanced or []
+            if mask:
+                if not shape:  # 0-dim bool: like a Python bool
+                    stride.insert(d, size[d] * stride[d] if d < len(size) else 1)
+                    size.insert(d, 1)
+                    v = bool(o.item()) if isinstance(o, Tensor) else bool(o)
+                    advanced.append((d, np.arange(1 if v else 0, dtype=np.int64), False))
+                    d += 1
+                    continue
+                for j, s in enumerate(shape):
+                    if size[d + j] != s:
+                        raise IndexError(
+                            f"The shape of the mask {list(shape)} at index {j} does not match "
+                            f"the shape of the indexed tensor {list(size)} at index {d + j}")
+                advanced.append((d, o, True))
+                d += len(shape)
+            else:
+                advanced.append((d, o, False))
+                d += 1
+    return size, stride, offset, advanced
+
+
+def _expand_advanced(advanced):
+    """(dims, index arrays) with bool masks replaced by their host-side `nonzero`."""
+    dims, idxs = [], []
+    for d, o, mask in advanced:
+        if mask:
+            m = np.asarray(o._value()) if isinstance(o, Tensor) else o
+            nz = np.nonzero(m)
+            for j, a in enumerate(nz):
+                dims.append(d + j)
+                idxs.append(a.astype(np.int64))
+        else:
+            dims.append(d)
+            idxs.append(o._value() if isinstance(o, Tensor) else o)
+    return tuple(dims), idxs
+
+
+def _check_bounds(size, dims, idxs):
+    """Host-side bounds check with PyTorch's index-kernel message; returns the broadcast shape."""
+    shapes = [tuple(i.shape) for i in idxs]
+    try:
+        bshape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
+                         "shapes " + ", ".join(str(list(s)) for s in shapes)) from None
+    if 0 not in bshape:
+        for k, (d, i) in enumerate(zip(dims, idxs)):
+            n = size[d]
+            a = np.asarray(i)
+            if a.size:
+                lo, hi = a.min(), a.max()
+                if lo < -n or hi >= n:
+                    bad = a[(a < -n) | (a >= n)].reshape(-1)[0]
+                    raise IndexError(f"index {bad} is out of bounds for dimension {k} with "
+                                     f"size {n}")
+    return bshape
+
+
+def _adv_key(ndim, dims, idxs):
+    key = [slice(None)] * ndim
+    for d, i in zip(dims, idxs):
+        key[d] = i
+    return tuple(key)
+
+
+@functools.lru_cache(maxsize=None)
+def _gather_kernel(dims):
+    def f(a, *idxs):
+        return a[_adv_key(a.ndim, dims, idxs)]
+    return jax.jit(f)
+
+
+@functools.lru_cache(maxsize=None)
+def _put_kernel(dims, accumulate):
+    def f(a, v, *idxs):
+        ref = a.at[_adv_key(a.ndim, dims, idxs)]
+        v = v.astype(a.dtype)
+        return ref.add(v) if accumulate else ref.set(v)
+    return jax.jit(f)
+
+
+def _zero_dim_check(index):
+    if type(index) is int:
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                         "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    if type(index) is slice:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+
+
+def getitem(self, index):
+    """Mirrors `Tensor.__getitem__`: a view for basic indices, a copy for advanced ones."""
+    if not self._size:
+        _zero_dim_check(index)
+    size, stride, offset, advanced = _basic(self, index)
+    if advanced is None:
+        return make_view(self, size, stride, offset)
+    base = make_view(self, size, stride, offset)
+    dims, idxs = _expand_advanced(advanced)
+    _check_bounds(size, dims, idxs)
+    out = _gather_kernel(dims)(base._value(), *idxs)
+    return wrap(out, self.device)
+
+
+def _strip_leading_ones(shape):
+    i = 0
+    while i < len(shape) and shape[i] == 1:
+        i += 1
+    return shape[i:]
+
+
+_SCALAR_C_NAMES = {"float32": "float", "float64": "double", "int64": "int64_t", "int32": "int",
+                   "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t", "bool": "bool",
+                   "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
+
+
+def _value_arg(self, value):
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, (complex, np.complexfloating)) and not self.dtype.is_complex and \
+            value.imag != 0:
+        raise RuntimeError(f"value cannot be converted to type "
+                           f"{_SCALAR_C_NAMES.get(self.dtype.name, self.dtype.name)} without "
+                           "overflow")
+    if isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
+        return None
+    raise TypeError(f"can't assign a {type(value).__name__} to a {_legacy_name(self.dtype)}")
+
+
+def setitem(self, index, value):
+    """Mirrors `Tensor.__setitem__`: writes through `self`'s storage."""
+    vt = _value_arg(self, value)
+    if not self._size:
+        _zero_dim_check(index)
+    size, stride, offset, advanced = _basic(self, index)
+    dst = make_view(self, size, stride, offset)
+    if advanced is None:
+        _copy_to(dst, value, vt)
+        return
+    for _, o, _ in advanced:
+        if isinstance(o, Tensor) and o.dtype is dt.uint8:
+            raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with "
+                               "dtype unsigned char")
+    dims, idxs = _expand_advanced(advanced)
+    bshape = _check_bounds(size, dims, idxs)
+    res_shape = _index_result_shape(size, dims, bshape)
+    _index_put(dst, dims, idxs, value, vt, res_shape, False)
+
+
+def _copy_to(dst, value, vt):
+    from .conversion import copy_, fill_
+    if vt is None:
+        fill_(dst, value)
+        return
+    if vt._size == dst._size:
+        copy_(dst, vt)
+    elif not vt._size:
+        fill_(dst, vt)
+    else:
+        from .views import VIEW_OPS
+        src = _strip_leading_ones(vt._size)
+        src_t = make_view(vt, src, vt._stride[len(vt._size) - len(src):], vt._offset)
+        if len(src) > len(dst._size):
+            raise RuntimeError(f"expand({_legacy_name(vt.dtype)}{{{list(src)}}}, size="
+                               f"{list(dst._size)}): the number of sizes provided "
+                               f"({len(dst._size)}) must be greater or equal to the number of "
+                               f"dimensions in the tensor ({len(src)})")
+        VIEW_OPS["expand"](src_t, dst._size)
+        copy_(dst, src_t)
+
+
+def _index_result_shape(size, dims, bshape):
+    """The shape of `v[adv]` (PyTorch/NumPy rule: separated advanced dims go to the front)."""
+    adjacent = all(b - a == 1 for a, b in zip(dims, dims[1:]))
+    rest = [s for i, s in enumerate(size) if i not in dims]
+    if adjacent:
+        first = dims[0]
+        before = [s for i, s in enumerate(size) if i < first and i not in dims]
+        after = [s for i, s in enumerate(size) if i > first and i not in dims]
+        return tuple(before) + tuple(bshape) + tuple(after)
+    return tuple(bshape) + tuple(rest)
+
+
+def _index_put(dst, dims, idxs, value, vt, res_shape, accumulate):
+    if vt is None:
+        v = value.item() if isinstance(value, (np.number, np.bool_)) else value
+        if isinstance(v, complex) and not dst.dtype.is_complex:
+            v = v.real
+    else:
+        if vt.dtype is not dst.dtype:
+            raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                               f"{short_name(dst.dtype)} for the destination and "
+                               f"{short_name(vt.dtype)} for the source.")
+        src = _strip_leading_ones(vt._size)
+        ok = len(src) <= len(res_shape) and all(
+            a == b or a == 1 for a, b in zip(src[::-1], res_shape[::-1]))
+        if not ok:
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(vt._size)} cannot be "
+                               f"broadcast to indexing result of shape {list(res_shape)}")
+        v = vt._value().reshape(src)
+    if 0 in res_shape:
+        return
+    out = _put_kernel(dims, accumulate)(dst._value(), v, *idxs)
+    dst._assign(out)
+
+
+METHODS["__getitem__"] = getitem
+METHODS["__setitem__"] = setitem
+
+
+# ---- shared helpers for the op family ------------------------------------------------------------
+
+def _finish(self, res, inplace, out=None):
+    if inplace:
+        self._assign(res)
+        return self
+    if out is not None:
+        _write_one_out(res, out)
+        return out
+    return wrap(res, self.device)
+
+
+def _int_index_dtype(index, msg, allow_int32=False):
+    if not isinstance(index, Tensor):
+        raise TypeError(msg)
+    if index.dtype is dt.int64 or (allow_int32 and index.dtype is dt.int32):
+        return
+    raise RuntimeError(msg)
+
+
+def _host(t):
+    return np.asarray(t._value())
+
+
+def _oob(a, n):
+    bad = (a < -n) | (a >= n)
+    if bad.any():
+        return a[bad].reshape(-1)[0]
+    return None
+
+
+_KERNELS = {}
+
+
+def _kernel(key, build):
+    k = _KERNELS.get(key)
+    if k is None:
+        k = _KERNELS[key] = jax.jit(build())
+    return k
+
+
+def _scalar_array(value, d):
+    if isinstance(value, Tensor):
+        value = value._value()
+    if isinstance(value, complex) and not d.is_complex:
+        value = value.real
+    return jnp.asarray(value).astype(d.np) if not (
+        jnp.iscomplexobj(jnp.asarray(value)) and not d.is_complex) else \
+        jnp.real(jnp.asarray(value)).astype(d.np)
+
+
+# ---- gather / scatter --------------------------------------------------------------------------
+
+def _coords(index_shape, dim, index):
+    """Full coordinates for scatter/gather: iota on every dim but `dim`, where `index` goes."""
+    return tuple(index if i == dim else jax.lax.broadcasted_iota(jnp.int64, index_shape, i)
+                 for i in range(len(index_shape)))
+
+
+def gather(input, dim, index, *, sparse_grad=False, out=None):
+    """Mirrors `torch.gather`."""
+    n = input.dim()
+    d = _wrap_dim(dim, n)
+    if index.dtype not in (dt.int64, dt.int32):
+        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
+    if max(index.dim(), 1) != max(n, 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    isz, ssz = index._size or (1,), input._size or (1,)
+    for i in range(len(isz)):
+        if i != d and isz[i] > ssz[i]:
+            raise RuntimeError(f"Size does not match at dimension {i} expected index "
+                               f"{list(index._size)} to be no larger than self "
+                               f"{list(input._size)} apart from dimension {d}")
+    if index.numel():
+        bad = _oob(_host(index), ssz[d])
+        if bad is None and (_host(index) < 0).any():
+            bad = _host(index)[_host(index) < 0].reshape(-1)[0]
+        if bad is not None:
+            raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size "
+                               f"{ssz[d]}")
+
+    def build():
+        def f(a, idx):
+            shp = idx.shape
+            a2 = a.reshape(ssz)
+            i2 = idx.reshape(isz)
+            if 0 in isz:
+                return jnp.zeros(shp, a.dtype)
+            return a2[_coords(isz, d, i2)].reshape(shp)
+        return f
+    res = _kernel(("gather", d, isz, ssz), build)(input._value(), index._value())
+    return _finish(input, res, False, out)
+
+
+def _scatter_checks(name, self, d, index, src):
+    if index.dtype not in (dt.int64, dt.int32):
+        raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
+    if max(index.dim(), 1) != max(self.dim(), 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    if src is not None and max(index.dim(), 1) != max(src.dim(), 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+    isz, ssz = index._size or (1,), self._size or (1,)
+    if src is not None:
+        if src.dtype is not self.dtype:
+            raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
+        rsz = src._size or (1,)
+        if any((i != d and isz[i] > ssz[i]) or isz[i] > rsz[i] for i in range(len(isz))):
+            raise RuntimeError(f"Expected index {list(index._size)} to be no larger than self "
+                               f"{list(self._size)} apart from dimension {d} and to be no larger "
+                               f"size than src {list(src._size)}")
+    else:
+        if any(i != d and isz[i] > ssz[i] for i in range(len(isz))):
+            raise RuntimeError(f"Expected index {list(index._size)} to be no larger than self "
+                               f"{list(self._size)} apart from dimension {d}")
+    if index.numel():
+        a = _host(index)
+        bad = _oob(a, ssz[d])
+        if bad is None and (a < 0).any():
+            bad = a[a < 0].reshape(-1)[0]
+        if bad is not None:
+            raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size "
+                               f"{ssz[d]}")
+    return isz, ssz
+
+
+_IDENT = {"sum": 0, "mean": 0, "prod": 1}
+
+
+def _scatter_core(mode, d, isz, ssz, include_self=True, src_is_tensor=True):
+    """A pure function (self, index, src) -> new self for one scatter flavour."""
+    def f(a, idx, src):
+        shp = a.shape
+        a2 = a.reshape(ssz)
+        if 0 in isz:
+            return a
+        i2 = idx.reshape(isz)
+        if src_is_tensor:
+            v = src.reshape(src.shape or (1,))[tuple(slice(0, s) for s in isz)]
+        else:
+            v = jnp.broadcast_to(src.astype(a.dtype), isz)
+        c = _coords(isz, d, i2)
+        ref = a2.at[c]
+        if mode == "set":
+            r = ref.set(v)
+        elif mode in ("add", "sum"):
+            r = a2.at[c].set(0).at[c].add(v) if not include_self else ref.add(v)
+        elif mode in ("multiply", "prod"):
+            r = a2.at[c].set(1).at[c].multiply(v) if not include_self else ref.multiply(v)
+        elif mode == "amax":
+            r = a2.at[c].set(_lowest(a.dtype)).at[c].max(v) if not include_self else ref.max(v)
+        elif mode == "amin":
+            r = a2.at[c].set(_highest(a.dtype)).at[c].min(v) if not include_self else ref.min(v)
+        elif mode == "mean":
+            cnt = jnp.zeros(ssz, jnp.int64).at[c].add(1)
+            base = a2.at[c].set(0) if not include_self else a2
+            s = base.at[c].add(v)
+            cnt = cnt + (1 if include_self else 0)
+            cnt = jnp.maximum(cnt, 1)
+            if jnp.issubdtype(a.dtype, jnp.integer):
+                r = jnp.floor_divide(s, cnt.astype(a.dtype))
+            else:
+                r = (s / cnt.astype(a.dtype)).astype(a.dtype)
+        return r.reshape(shp)
+    return f
+
+
+def _lowest(d):
+    d = jnp.dtype(d)
+    if d == jnp.bool_:
+        return False
+    return -jnp.inf if jnp.issubdtype(d, jnp.inexact) else jnp.iinfo(d).min
+
+
+def _highest(d):
+    d = jnp.dtype(d)
+    if d == jnp.bool_:
+        return True
+    return jnp.inf if jnp.issubdtype(d, jnp.inexact) else jnp.iinfo(d).max
+
+
+def _scatter(self, dim, index, src=None, value=None, reduce=None, inplace=False, out=None):
+    d = _wrap_dim(dim, self.dim())
+    if src is None and value is None:
+        raise TypeError("scatter() missing required argument 'src' or 'value'")
+    if reduce is not None and reduce not in ("add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    is_t = isinstance(src, Tensor)
+    if not is_t:
+        value = src if src is not None else value
+    isz, ssz = _scatter_checks("scatter", self, d, index, src if is_t else None)
+    mode = reduce or "set"
+    v = src._value() if is_t else _scalar_array(value, self.dtype)
+    k = _kernel(("scatter", mode, d, isz, ssz, is_t),
+                lambda: _scatter_core(mode, d, isz, ssz, True, is_t))
+    return _finish(self, k(self._value(), index._value(), v), inplace, out)
+
+
+def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
+    """Mirrors `torch.scatter` (tensor `src` or scalar `value`, optional `reduce`)."""
+    return _scatter(input, dim, index, src, value, reduce, False, out)
+
+
+def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
+    """Mirrors `Tensor.scatter_`."""
+    return _scatter(self, dim, index, src, value, reduce, True)
+
+
+def _scatter_add(self, dim, index, src, inplace, out=None):
+    d = _wrap_dim(dim, self.dim())
+    isz, ssz = _scatter_checks("scatter_add", self, d, index, src)
+    k = _kernel(("scatter", "add", d, isz, ssz, True),
+                lambda: _scatter_core("add", d, isz, ssz, True, True))
+    return _finish(self, k(self._value(), index._value(), src._value()), inplace, out)
+
+
+def scatter_add(input, dim, index, src, *, out=None):
+    """Mirrors `torch.scatter_add`."""
+    return _scatter_add(input, dim, index, src, False, out)
+
+
+def scatter_add_(self, dim, index, src):
+    """Mirrors `Tensor.scatter_add_`."""
+    return _scatter_add(self, dim, index, src, True)
+
+
+def _scatter_reduce(self, dim, index, src, reduce, include_self, inplace, out=None):
+    d = _wrap_dim(dim, self.dim())
+    if reduce not in ("sum", "prod", "mean", "amax", "amin"):
+        raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got "
+                           f"{reduce}")
+    isz, ssz = _scatter_checks("scatter_reduce", self, d, index, src)
+    include_self = bool(include_self)
+    k = _kernel(("scatter", reduce, d, isz, ssz, True, include_self),
+                lambda: _scatter_core(reduce, d, isz, ssz, include_self, True))
+    return _finish(self, k(self._value(), index._value(), src._value()), inplace, out)
+
+
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
+    """Mirrors `torch.scatter_reduce`."""
+    return _scatter_reduce(input, dim, index, src, reduce, include_self, False, out)
+
+
+def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+    """Mirrors `Tensor.scatter_reduce_`."""
+    return _scatter_reduce(self, dim, index, src, reduce, include_self, True)
+
+
+# ---- index_* along one dim ---------------------------------------------------------------------
+
+def _vec_index(index):
+    return index._value().reshape(-1)
+
+
+def index_select(input, dim, index, *, out=None):
+    """Mirrors `torch.index_select`."""
+    n = input.dim()
+    d = _wrap_dim(dim, n)
+    if index.dim() > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if index.dtype not in (dt.int64, dt.int32):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    size = input._size[d] if n else 1
+    if index.numel():
+        a = _host(index)
+        bad = (a < 0) | (a >= size)
+        if bad.any():
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={a[bad].reshape(-1)[0]} "
+                               f"axis_dim={size}")
+
+    def build():
+        def f(a, idx):
+            if a.ndim == 0:
+                return a.reshape(1)[idx.reshape(-1)].reshape(())
+            return jnp.take(a, idx.reshape(-1), axis=d)
+        return f
+    return _finish(input, _kernel(("index_select", d), build)(input._value(), index._value()),
+                   False, out)
+
+
+def _index_dim_checks(name, self, d, index, source, msgs):
+    if index.dim() > 1:
+        raise IndexError(msgs["vector"].format(dim=index.dim(), type=short_name(index.dtype),
+                                               size=list(index._size)))
+    if index.dtype not in msgs["dtypes"]:
+        raise msgs["dtype_exc"](msgs["dtype"].format(short_name(index.dtype)))
+    nidx = index.numel()
+    if source is not None:
+        if source.dtype is not self.dtype and "same" in msgs:
+            raise RuntimeError(msgs["same"].format(short_name(self.dtype),
+                                                   short_name(source.dtype)))
+        ssz = source._size[d] if source.dim() else 1
+        if nidx != ssz:
+            raise msgs.get("count_exc", RuntimeError)(msgs["count"].format(nidx, ssz, d))
+    size = self._size[d] if self.dim() else 1
+    if nidx:
+        a = _host(index)
+        bad = _oob(a, size)
+        if bad is not None:
+            raise msgs.get("oob_exc", RuntimeError)(
+                msgs.get("oob_prefix", "") +
+                f"index {bad} is out of bounds for dimension {d} with size {size}")
+
+
+_ADD_MSGS = {
+    "vector": "index_add_(): Index is supposed to be a vector, but got dim: {dim} with type: "
+              "{type} and size: {size}",
+    "dtypes": (dt.int64, dt.int32), "dtype_exc": RuntimeError,
+    "dtype": "index_add_(): Expected dtype int32/int64 for index but got: {}",
+    "same": "index_add_(): self ({}) and source ({}) must have the same scalar type",
+    "count": "index_add_(): Number of indices ({}) should be equal to source.size(dim): ({}), "
+             "for dim: {}",
+}
+_COPY_MSGS = {
+    "vector": "index_copy_(): Index should have dimension 1 or 0 (got {dim})",
+    "dtypes": (dt.int64,), "dtype_exc": RuntimeError,
+    "dtype": "index_copy_(): Expected a long tensor for index, but got {}",
+    "same": "index_copy_(): self and source expected to have the same dtype, but got (self) {} "
+            "and (source) {}",
+    "count": "index_copy_(): Number of indices ({}) should be equal to source.size(dim) ({})",
+    "count_exc": IndexError, "oob_exc": IndexError, "oob_prefix": "index_copy_(): ",
+}
+_FILL_MSGS = {
+    "vector": "Index has to be a vector/scalar",
+    "dtypes": (dt.int64,), "dtype_exc": IndexError,
+    "dtype": "index_fill_(): Expected dtype int64 for index.",
+    "oob_exc": IndexError,
+}
+_REDUCE_MSGS = {
+    "vector": "index_reduce_(): Index is supposed to be a vector, but got dim: {dim} with type: "
+              "{type} and size: {size}",
+    "dtypes": (dt.int64, dt.int32), "dtype_exc": RuntimeError,
+    "dtype": "index_reduce_(): Expected dtype int32/int64 for index but got: {}",
+    "same": "index_reduce_(): self ({}) and source ({}) must have the same scalar type",
+    "count": "index_reduce_(): Number of indices ({}) should be equal to source.size(dim): ({}), "
+             "for dim: {}",
+}
+
+
+def _along(d, ndim, idx):
+    return tuple(idx if i == d else slice(None) for i in range(ndim))
+
+
+def _index_op_kernel(kind, d, include_self=True):
+    def build():
+        def f(a, idx, v, alpha):
+            shp = a.shape
+            a2 = a.reshape(shp or (1,))
+            i = idx.reshape(-1)
+            key = _along(d, a2.ndim, i)
+            if kind == "fill":
+                r = a2.at[key].set(v.astype(a.dtype))
+                return r.reshape(shp)
+            v2 = v.reshape(tuple(a2.shape[j] if j != d else i.shape[0]
+                                 for j in range(a2.ndim)))
+            if kind == "add":
+                if a.dtype == jnp.bool_:
+                    r = a2.at[key].max(v2 & alpha.astype(jnp.bool_))
+                else:
+                    r = a2.at[key].add(v2 * alpha.astype(a.dtype))
+            elif kind == "copy":
+                r = a2.at[key].set(v2)
+            else:
+                c = key
+                if kind == "prod":
+                    r = (a2 if include_self else a2.at[c].set(1)).at[c].multiply(v2)
+                elif kind == "amax":
+                    r = (a2 if include_self else a2.at[c].set(_lowest(a.dtype))).at[c].max(v2)
+                elif kind == "amin":
+                    r = (a2 if include_self else a2.at[c].set(_highest(a.dtype))).at[c].min(v2)
+                else:  # mean
+                    ones = jnp.ones(v2.shape, jnp.int64)
+                    cnt = jnp.zeros(a2.shape, jnp.int64).at[c].add(ones)
+                    s = (a2 if include_self else a2.at[c].set(0)).at[c].add(v2)
+                    cnt = jnp.maximum(cnt + (1 if include_self else 0), 1)
+                    if jnp.issubdtype(a.dtype, jnp.integer):
+                        r = jnp.floor_divide(s, cnt.astype(a.dtype))
+                    else:
+                        r = (s / cnt.astype(a.dtype)).astype(a.dtype)
+            return r.reshape(shp)
+        return f
+    return _kernel(("index_op", kind, d, include_self), build)
+
+
+def _index_add(self, dim, index, source, alpha, inplace, out=None):
+    d = _wrap_dim(dim, self.dim())
+    _index_dim_checks("index_add", self, d, index, source, _ADD_MSGS)
+    res = _index_op_kernel("add", d)(self._value(), index._value(), source._value(),
+                                     jnp.asarray(alpha))
+    return _finish(self, res, inplace, out)
+
+
+def index_add(input, dim, index, source, *, alpha=1, out=None):
+    """Mirrors `torch.index_add`."""
+    return _index_add(input, dim, index, source, alpha, False, out)
+
+
+def index_add_(self, dim, index, source, *, alpha=1):
+    """Mirrors `Tensor.index_add_`."""
+    return _index_add(self, dim, index, source, alpha, True)
+
+
+def _index_copy(self, dim, index, source, inplace, out=None):
+    d = _wrap_dim(dim, self.dim())
+    _index_dim_checks("index_copy", self, d, index, source, _COPY_MSGS)
+    res = _index_op_kernel("copy", d)(self._value(), index._value(), source._value(),
+                                      jnp.asarray(1))
+    return _finish(self, res, inplace, out)
+
+
+def index_copy(input, dim, index, source, *, out=None):
+    """Mirrors `torch.index_copy`."""
+    return _index_copy(input, dim, index, source, False, out)
+
+
+def index_copy_(self, dim, index, source):
+    """Mirrors `Tensor.index_copy_`."""
+    return _index_copy(self, dim, index, source, True)
+
+
+def _index_fill(self, dim, index, value, inplace):
+    d = _wrap_dim(dim, self.dim())
+    if isinstance(value, Tensor) and value.dim() != 0:
+        raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value.dim()} dimension(s).")
+    _index_dim_checks("index_fill", self, d, index, None, _FILL_MSGS)
+    res = _index_op_kernel("fill", d)(self._value(), index._value(),
+                                      _scalar_array(value, self.dtype), jnp.asarray(1))
+    return _finish(self, res, inplace)
+
+
+def index_fill(input, dim, index, value):
+    """Mirrors `torch.index_fill`."""
+    return _index_fill(input, dim, index, value, False)
+
+
+def index_fill_(self, dim, index, value):
+    """Mirrors `Tensor.index_fill_`."""
+    return _index_fill(self, dim, index, value, True)
+
+
+def _index_reduce(self, dim, index, source, reduce, include_self, inplace, out=None):
+    d = _wrap_dim(dim, self.dim())
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError("index_reduce(): Expected reduce to be one of prod, mean, amax or "
+                           f"amin but got {reduce}.")
+    _index_dim_checks("index_reduce", self, d, index, source, _REDUCE_MSGS)
+    res = _index_op_kernel(reduce, d, bool(include_self))(
+        self._value(), index._value(), source._value(), jnp.asarray(1))
+    return _finish(self, res, inplace, out)
+
+
+def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
+    """Mirrors `torch.index_reduce`."""
+    return _index_reduce(input, dim, index, source, reduce, include_self, False, out)
+
+
+def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+    """Mirrors `Tensor.index_reduce_`."""
+    return _index_reduce(self, dim, index, source, reduce, include_self, True)
+
+
+def _index_put_op(self, indices, values, accumulate, inplace):
+    if not isinstance(values, Tensor):
+        raise TypeError(f"index_put{'_' if inplace else ''}(): argument 'values' (position 2) "
+                        f"must be Tensor, not {type(values).__name__}")
+    indices = tuple(indices)
+    for i, t in enumerate(indices):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
+    if len(indices) > self.dim() and not (self.dim() == 0 and len(indices) == 1):
+        raise IndexError(f"too many indices for tensor of dimension {self.dim()} (got "
+                         f"{len(indices)})")
+    target = self if inplace else wrap(self._value(), self.device)
+    size, stride, offset, advanced = _basic(target, tuple(
+        slice(None) if i is None else i for i in indices))
+    if advanced is None:
+        advanced = []
+    dst = make_view(target, size, stride, offset)
+    if not advanced:
+        from .conversion import copy_
+        if accumulate:
+            dst._assign(dst._value() + values._value().astype(dst.dtype.np))
+        else:
+            copy_(dst, values)
+        return target
+    dims, idxs = _expand_advanced(advanced)
+    bshape = _check_bounds(size, dims, idxs)
+    _index_put(dst, dims, idxs, None, values, _index_result_shape(size, dims, bshape),
+               bool(accumulate))
+    return target
+
+
+def index_put(input, indices, values, accumulate=False):
+    """Mirrors `torch.index_put`."""
+    return _index_put_op(input, indices, values, accumulate, False)
+
+
+def index_put_(self, indices, values, accumulate=False):
+    """Mirrors `Tensor.index_put_`."""
+    return _index_put_op(self, indices, values, accumulate, True)
+
+
+# ---- masked ------------------------------------------------------------------------------------
+
+def _masked_fill(self, mask, value, inplace):
+    if mask.dtype is not dt.bool_:
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask "
+                           f"with dtype {_c_name(mask.dtype)}")
+    if isinstance(value, Tensor) and value.dim() != 0:
+        raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value.dim()} dimension(s).")
+    shape = _check_broadcast((mask._size, self._size))
+    if inplace and shape != self._size:
+        raise RuntimeError(f"output with shape {list(self._size)} doesn't match the broadcast "
+                           f"shape {list(shape)}")
+
+    def build():
+        def f(a, m, v):
+            return jnp.where(m, v.astype(a.dtype), a)
+        return f
+    res = _kernel(("masked_fill",), build)(self._value(), mask._value(),
+                                           _scalar_array(value, self.dtype))
+    return _finish(self, res, inplace)
+
+
+_C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+            "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+            "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
+
+
+def _c_name(d):
+    return _C_NAMES.get(d.name, d.name)
+
+
+def masked_fill(input, mask, value):
+    """Mirrors `torch.masked_fill`."""
+    return _masked_fill(input, mask, value, False)
+
+
+def masked_fill_(self, mask, value):
+    """Mirrors `Tensor.masked_fill_`."""
+    return _masked_fill(self, mask, value, True)
+
+
+def _masked_scatter(self, mask, source, inplace):
+    if mask.dtype is not dt.bool_:
+        raise RuntimeError("masked_scatter_ only supports boolean masks, but got mask with dtype "
+                           f"{short_name(mask.dtype)}")
+    if source.dtype is not self.dtype:
+        raise RuntimeError("masked_scatter: expected self and source to have same dtypes but got"
+                           f"{short_name(self.dtype)} and {short_name(source.dtype)}")
+    shape = _check_broadcast((self._size, mask._size))
+    if inplace and shape != self._size:
+        raise RuntimeError(f"output with shape {list(self._size)} doesn't match the broadcast "
+                           f"shape {list(shape)}")
+    m = np.broadcast_to(_host(mask), shape)
+    if int(m.sum()) > source.numel():
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+
+    def build():
+        def f(a, mk, s):
+            a = jnp.broadcast_to(a, shape)
+            mk = jnp.broadcast_to(mk, shape).reshape(-1)
+            pos = jnp.cumsum(mk.astype(jnp.int64)) - 1
+            flat = s.reshape(-1)
+            if flat.shape[0] == 0:
+                return a
+            vals = flat[jnp.clip(pos, 0, flat.shape[0] - 1)]
+            return jnp.where(mk, vals, a.reshape(-1)).reshape(shape)
+        return f
+    res = _kernel(("masked_scatter", shape), build)(self._value(), mask._value(),
+                                                     source._value())
+    return _finish(self, res, inplace)
+
+
+def masked_scatter(input, mask, source):
+    """Mirrors `torch.masked_scatter`."""
+    return _masked_scatter(input, mask, source, False)
+
+
+def masked_scatter_(self, mask, source):
+    """Mirrors `Tensor.masked_scatter_`."""
+    return _masked_scatter(self, mask, source, True)
+
+
+def masked_select(input, mask, *, out=None):
+    """Mirrors `torch.masked_select` (host-side nonzero: the size depends on the mask)."""
+    if mask.dtype is not dt.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    shape = _check_broadcast((input._size, mask._size))
+    m = np.broadcast_to(_host(mask), shape).reshape(-1)
+    idx = np.flatnonzero(m)
+
+    def build():
+        def f(a, i):
+            return jnp.broadcast_to(a, shape).reshape(-1)[i]
+        return f
+    res = _kernel(("masked_select", shape), build)(input._value(), idx)
+    return _finish(input, res, False, out)
+
+
+# ---- flat take / put ---------------------------------------------------------------------------
+
+def _flat_bounds(index, n):
+    if index.numel():
+        bad = _oob(_host(index), n)
+        if bad is not None:
+            raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
+                             "elements.")
+
+
+def take(input, index, *, out=None):
+    """Mirrors `torch.take`."""
+    if index.dtype is not dt.int64:
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got "
+                           f"{short_name(index.dtype)}")
+    n = input.numel()
+    _flat_bounds(index, n)
+
+    def build():
+        def f(a, i):
+            if a.size == 0:
+                return jnp.zeros(i.shape, a.dtype)
+            return a.reshape(-1)[i]
+        return f
+    return _finish(input, _kernel(("take",), build)(input._value(), index._value()), False, out)
+
+
+def take_along_dim(input, indices, dim=None, *, out=None):
+    """Mirrors `torch.take_along_dim`."""
+    if indices.dtype is not dt.int64:
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{short_name(indices.dtype)}")
+    if dim is None:
+        flat_in = input.reshape(-1)
+        return gather(flat_in, 0, indices.reshape(-1), out=out)
+    if input.dim() != indices.dim():
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same number "
+                           f"of dimensions, but got {input.dim()} dimensions for input, and "
+                           f"{indices.dim()} dimensions for indices")
+    d = _wrap_dim(dim, input.dim())
+    isz = list(input._size)
+    jsz = list(indices._size)
+    isz[d] = 1
+    jsz[d] = 1
+    b = list(_check_broadcast((tuple(isz), tuple(jsz))))
+    bi, bj = list(b), list(b)
+    bi[d] = input._size[d]
+    bj[d] = indices._size[d]
+    return gather(input.expand(*bi), d, indices.expand(*bj), out=out)
+
+
+def _put(self, index, source, accumulate, inplace):
+    if index.dtype is not dt.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got "
+                           f"{short_name(index.dtype)}")
+    if source.dtype is not self.dtype:
+        raise RuntimeError("put_(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {short_name(self.dtype)} and source.dtype = "
+                           f"{short_name(source.dtype)}")
+    if source.numel() != index.numel():
+        raise IndexError("put_(): Expected source and index to have the same number of elements, "
+                         f"but got source.numel() = {source.numel()}, index.numel() = "
+                         f"{index.numel()}")
+    n = self.numel()
+    _flat_bounds(index, n)
+    acc = bool(accumulate)
+
+    def build():
+        def f(a, i, s):
+            if i.size == 0:
+                return a
+            ref = a.reshape(-1).at[i.reshape(-1)]
+            s = s.reshape(-1)
+            return (ref.add(s) if acc else ref.set(s)).reshape(a.shape)
+        return f
+    res = _kernel(("put", acc), build)(self._value(), index._value(), source._value())
+    return _finish(self, res, inplace)
+
+
+def put(input, index, source, accumulate=False):
+    """Mirrors `torch.put`."""
+    return _put(input, index, source, accumulate, False)
+
+
+def put_(self, index, source, accumulate=False):
+    """Mirrors `Tensor.put_`."""
+    return _put(self, index, source, accumulate, True)
+
+
+# ---- nonzero -----------------------------------------------------------------------------------
+
+def nonzero(input, *, out=None, as_tuple=False):
+    """Mirrors `torch.nonzero` (host-side: the size depends on the values)."""
+    a = _host(input)
+    if as_tuple:
+        nz = np.nonzero(a.reshape(1) if a.ndim == 0 else a)
+        return tuple(wrap(jnp.asarray(i.astype(np.int64)), input.device) for i in nz)
+    if a.ndim == 0:
+        res = jnp.zeros((int(bool(a)), 0), jnp.int64)
+    else:
+        res = jnp.asarray(np.argwhere(a).astype(np.int64).reshape(-1, a.ndim))
+    return _finish(input, res, False, out)
+
+
+def argwhere(input):
+    """Mirrors `torch.argwhere`."""
+    return nonzero(input)
+
+
+# ---- *_scatter (out-of-place embeds) -----------------------------------------------------------
+
+def _embed(input, src, view_fn):
+    from .conversion import copy_
+    out = wrap(input._value(), input.device)
+    v = view_fn(out)
+    if v._size != src._size:
+        raise RuntimeError("expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src._size)}, slice size = {list(v._size)}")
+    copy_(v, src)
+    out._vc[0] = 0
+    return out
+
+
+def select_scatter(input, src, dim, index):
+    """Mirrors `torch.select_scatter`."""
+    return _embed(input, src, lambda t: t.select(dim, index))
+
+
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    """Mirrors `torch.slice_scatter`."""
+    def view(t):
+        d = _wrap_dim(dim, t.dim())
+        key = (slice(None),) * d + (slice(start, end, step),)
+        return getitem(t, key)
+    return _embed(input, src, view)
+
+
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    """Mirrors `torch.diagonal_scatter`."""
+    return _embed(input, src, lambda t: t.diagonal(offset, dim1, dim2))
+
+
+for _f in (gather, scatter, scatter_add, scatter_reduce, index_select, index_add, index_copy,
+           index_fill, index_put, index_reduce, masked_fill, masked_scatter, masked_select, take,
+           take_along_dim, put, nonzero, argwhere, select_scatter, slice_scatter,
+           diagonal_scatter):
+    _register(_f, _f.__name__)
+for _f in (scatter_, scatter_add_, scatter_reduce_, index_add_, index_copy_, index_fill_,
+           index_put_, index_reduce_, masked_fill_, masked_scatter_, put_):
+    _register(_f, _f.__name__, function=_f.__name__ in ("index_put_",))

@@ -1,0 +1,107 @@
+"""API-coverage report: which public names of `torch` and `torch.Tensor` torchlike has, and
+which of those the differential suite exercises.
+
+    python compat_tests/api_coverage.py [--missing]
+
+"has": the name exists on `torchlike` / `torchlike.Tensor`.
+"tested": the name also appears in a compat test as `torch.NAME`, `.NAME(`, `.NAME` or, for an
+op-table row, is covered by a table-driven test that iterates the registry by family (the
+families listed in TABLE_DRIVEN below) — a static scan of the test sources, so it counts what
+the tests name, not what merely runs.
+"""
+import argparse
+import inspect
+import os
+import re
+import sys
+
+import torch
+
+import torchlike
+from torchlike._ops import registry
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# test files whose tests iterate registry.OPS by family (so every row of the family is tested)
+TABLE_DRIVEN = {"test_pointwise.py": "pointwise", "test_reduction.py": "reduction",
+                "test_shape.py": "shape", "test_linalg.py": "linalg",
+                "test_indexing.py": "indexing"}
+OPERATOR_DUNDERS = {
+    "__add__", "__radd__", "__iadd__", "__sub__", "__rsub__", "__isub__", "__mul__", "__rmul__",
+    "__imul__", "__truediv__", "__rtruediv__", "__itruediv__", "__floordiv__", "__rfloordiv__",
+    "__ifloordiv__", "__mod__", "__rmod__", "__imod__", "__pow__", "__rpow__", "__ipow__",
+    "__matmul__", "__rmatmul__", "__and__", "__rand__", "__iand__", "__or__", "__ror__",
+    "__ior__", "__xor__", "__rxor__", "__ixor__", "__lshift__", "__rlshift__", "__ilshift__",
+    "__rshift__", "__rrshift__", "__irshift__", "__eq__", "__ne__", "__lt__", "__le__",
+    "__gt__", "__ge__", "__neg__", "__pos__", "__abs__", "__invert__", "__getitem__",
+    "__setitem__", "__len__", "__iter__", "__bool__", "__float__", "__int__", "__index__",
+    "__complex__", "__array__", "__repr__", "__format__", "__deepcopy__", "__reduce_ex__",
+    "__hash__", "__contains__",
+}
+
+
+def torch_functions():
+    names = set()
+    for n in dir(torch):
+        if n.startswith("_"):
+            continue
+        obj = getattr(torch, n)
+        if inspect.isbuiltin(obj) or inspect.isfunction(obj):
+            names.add(n)
+    return names
+
+
+def tensor_attributes():
+    names = {n for n in dir(torch.Tensor) if not n.startswith("_")}
+    names |= {n for n in OPERATOR_DUNDERS if hasattr(torch.Tensor, n)}
+    return names
+
+
+def scan_tests():
+    text = {}
+    for fn in sorted(os.listdir(HERE)):
+        if fn.startswith("test_") and fn.endswith(".py"):
+            with open(os.path.join(HERE, fn)) as f:
+                text[fn] = f.read()
+    words = set()
+    for src in text.values():
+        words |= set(re.findall(r"\btorch\.(\w+)", src))
+        words |= set(re.findall(r"\.(\w+)\b", src))
+        words |= set(re.findall(r"[\"'](\w+)[\"']", src))
+    table = set()
+    for fn, fam in TABLE_DRIVEN.items():
+        if fn in text:
+            for name, row in registry.OPS.items():
+                if row is not None and getattr(row, "family", None) == fam:
+                    table.add(name)
+                    table.add(name + "_")
+    return words, table
+
+
+def dunder_tested(n, words):
+    symbols = {"__add__": "+", "__sub__": "-", "__mul__": "*", "__truediv__": "/",
+               "__matmul__": "@", "__getitem__": "[", "__setitem__": "] =", "__pow__": "**"}
+    return n in words or n.strip("_") in words or n in symbols
+
+
+def report(show_missing):
+    words, table = scan_tests()
+    out = {}
+    for label, universe, lib in (("torch functions", torch_functions(), torchlike),
+                                 ("Tensor attributes", tensor_attributes(), torchlike.Tensor)):
+        has = {n for n in universe if hasattr(lib, n)}
+        tested = {n for n in has if n in table or n in words or
+                  (n.startswith("__") and dunder_tested(n, words))}
+        out[label] = (len(universe), len(has), len(tested))
+        print(f"{label:<18} torch has {len(universe):5d}   torchlike has {len(has):5d}   "
+              f"differentially tested {len(tested):5d}")
+        if show_missing:
+            print("  missing:", " ".join(sorted(universe - has)))
+            print("  untested:", " ".join(sorted(has - tested)))
+    return out
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser()
+    p.add_argument("--missing", action="store_true")
+    report(p.parse_args().missing)
+    sys.exit(0)
