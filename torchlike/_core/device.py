@@ -4,6 +4,7 @@ Mirrors `torch.device`. 'cpu' is JAX's CPU device; 'cuda:N' is the N-th JAX GPU.
 without a GPU, asking for CUDA fails the way a CPU-only PyTorch build does.
 """
 import functools
+import re as _re
 
 import jax
 
@@ -19,19 +20,29 @@ class device:
         if isinstance(type, device):
             self.type, self.index = type.type, type.index
             return
-        if isinstance(type, int) and index is None:
+        if isinstance(type, int) and not isinstance(type, bool) and index is None:
+            if type < 0:
+                raise RuntimeError("Device index must not be negative")
+            if not gpus():  # a bare index means the current accelerator, as in PyTorch
+                raise RuntimeError("Cannot access accelerator device when none is available.")
             type, index = "cuda", type
         if not isinstance(type, str):
-            raise TypeError(f"device() received an invalid combination of arguments - got "
-                            f"({_typename(type)})")
+            raise TypeError(
+                f"device() received an invalid combination of arguments - got "
+                f"({_typename(type)}), but expected one of:\n * (torch.device device)\n"
+                f"      didn't match because some of the arguments have invalid types: "
+                f"(!{_typename(type)}!)\n * (str type, int index = -1)\n")
+        if index is not None and (not isinstance(index, int) or isinstance(index, bool)):
+            raise TypeError(f"device(): argument 'index' (position 2) must be int, not "
+                            f"{_typename(index)}")
         spec = type
+        if not _re.fullmatch(r"[a-zA-Z_]+(:(0|[1-9][0-9]*))?", spec):
+            raise RuntimeError(f"Invalid device string: '{type}'")
         if ":" in spec:
             if index is not None:
                 raise RuntimeError(f"type (string) must not include an index because index was "
                                    f"passed explicitly: {spec}")
             spec, _, idx = spec.partition(":")
-            if not idx.isdigit():
-                raise RuntimeError(f"Invalid device string: '{type}'")
             index = int(idx)
         if spec not in _TYPES:
             raise RuntimeError(
@@ -51,9 +62,7 @@ class device:
     def __str__(self):
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
-    def __eq__(self, other):
-        if isinstance(other, str):
-            other = device(other)
+    def __eq__(self, other):  # torch.device('cpu') == 'cpu' is False in PyTorch
         return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
 
     def __hash__(self):

@@ -4,6 +4,8 @@ legacy constructors (`torch.Tensor(2, 3)`, `torch.FloatTensor`, ...).
 
 Constant data is built with NumPy and placed on the device, so a new shape compiles nothing.
 """
+import builtins
+import functools
 import math
 import numbers
 import warnings
@@ -15,6 +17,7 @@ import numpy as np
 from .._core import device as dev
 from .._core import dtype as dt
 from .._core.device import CPU
+from .._core.size import Size
 from .._core.storage import Storage
 from .._core.tensor import Tensor, _new, wrap
 from .registry import FUNCTIONS, METHODS, OPS
@@ -40,6 +43,9 @@ def place(np_array, device=None):
 
 def finish(array, dtype, device, requires_grad):
     """Wrap a placed array as a new tensor with PyTorch's creation keywords applied."""
+    if requires_grad and not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                           "gradients")
     t = wrap(array, device, dtype)
     if requires_grad:
         t.requires_grad_(True)
@@ -48,99 +54,177 @@ def finish(array, dtype, device, requires_grad):
 
 def from_np(a, dtype=None, device=None, requires_grad=False):
     """A new tensor holding NumPy array `a` (cast to `dtype`)."""
-    dtype = dtype or dt.from_numpy_dtype(a.dtype)
+    dtype = dtype or _np_dtype(a.dtype)
+    if requires_grad and not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                           "gradients")
     a = np.asarray(a, dtype=dtype.np)
     arr, d = place(a, device)
     return finish(arr, dtype, d, requires_grad)
 
 
-def _size_args(size):
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+def _size_args(size, name="empty", varargs=True):
+    """PyTorch's parsing of a `*size` (or `size`) argument, with its error messages."""
+    if varargs and not size:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+    if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
         size = size[0]
+        varargs = False
+    elif len(size) == 1 and not isinstance(size[0], (int, np.integer, Tensor)):
+        raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{type(size[0]).__name__}")
     out = []
     for s in size:
-        if isinstance(s, Tensor):
+        if isinstance(s, Tensor) and s.numel() == 1 and not s.is_floating_point():
             s = s.item()
-        if not isinstance(s, (int, np.integer)):
-            raise TypeError(f"empty(): argument 'size' (position 1) must be tuple of ints, but "
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            if varargs or name != "full":
+                raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos "
+                                f"{len(out) + 1} with error \"type must be tuple of ints,but got "
+                                f"{type(s).__name__}\"")
+            raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, but "
                             f"found element of type {type(s).__name__} at pos {len(out)}")
-        if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
-                               f"{list(size)}")
         out.append(int(s))
+    for s in out:
+        if s < 0:
+            if name == "zeros":
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {out}")
     return tuple(out)
 
 
 # ---- data → tensor -------------------------------------------------------------------------
 
+def _scalar_type(x):
+    """PyTorch's `infer_scalar_type` for one Python/NumPy/Tensor object (sequences promote)."""
+    if isinstance(x, Tensor):
+        return x.dtype
+    if isinstance(x, (np.ndarray, np.generic)):
+        return _np_dtype(x.dtype)
+    if isinstance(x, bool):
+        return dt.bool_
+    if isinstance(x, numbers.Integral):
+        return dt.int64
+    if isinstance(x, numbers.Real):
+        return dt.get_default_dtype()
+    if isinstance(x, numbers.Complex):
+        return dt.default_complex()
+    if isinstance(x, str):
+        raise TypeError("new(): invalid data type 'str'")
+    if _is_seq(x):
+        r = None
+        for y in x:
+            d = _scalar_type(y)
+            r = d if r is None else dt.promote_types(r, d)
+            if r is dt.complex128:
+                break
+        return dt.get_default_dtype() if r is None else r
+    raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
+
+
 def _infer_dtype(data):
     """PyTorch's dtype inference for nested Python data."""
-    cat = -1
-    src = None
+    return _scalar_type(data)
 
-    def visit(x):
-        nonlocal cat, src
-        if isinstance(x, Tensor):
-            if src is None or x.dtype.category > src.category:
-                src = x.dtype
-            cat = max(cat, x.dtype.category)
-        elif isinstance(x, np.ndarray) or isinstance(x, np.generic):
-            d = dt.from_numpy_dtype(x.dtype)
-            if src is None or d.category > src.category or d.itemsize > src.itemsize:
-                src = d
-            cat = max(cat, d.category)
-        elif isinstance(x, bool):
-            cat = max(cat, 0)
-        elif isinstance(x, numbers.Integral):
-            cat = max(cat, 1)
-        elif isinstance(x, numbers.Real):
-            cat = max(cat, 2)
-        elif isinstance(x, numbers.Complex):
-            cat = max(cat, 3)
-        elif isinstance(x, (list, tuple)):
-            for y in x:
-                visit(y)
+
+def _is_seq(x):
+    return isinstance(x, (list, tuple, builtins.range)) or (isinstance(x, np.ndarray) and x.ndim > 0)
+
+
+def _np_dtype(npd):
+    d = dt._BY_NP.get(np.dtype(npd))
+    if d is None:
+        raise TypeError(
+            f"can't convert np.ndarray of type numpy.{np.dtype(npd).type.__name__}. The only "
+            "supported types are: float64, float32, float16, complex64, complex128, int64, "
+            "int32, int16, int8, uint64, uint32, uint16, uint8, and bool.")
+    return d
+
+
+def _data_shape(data):
+    """PyTorch's `compute_sizes`: follow the first element down."""
+    shape = []
+    x = data
+    while _is_seq(x):
+        n = len(x)
+        shape.append(n)
+        if n == 0:
+            break
+        x = x[0]
+        if isinstance(x, str):
+            raise ValueError("too many dimensions 'str'")
+    return shape
+
+
+def _leaf(x, target):
+    if isinstance(x, Tensor):
+        if x.numel() != 1:
+            if target.category <= 1 and not x.dtype.is_floating_point:
+                raise TypeError("only integer tensors of a single element can be converted to "
+                                "an index")
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return x.item()
+    if _is_seq(x):
+        if isinstance(x, np.ndarray) and x.size == 1:
+            return x.item()
+        if target.category == 1 or target is dt.bool_:
+            raise TypeError(f"'{type(x).__name__}' object cannot be interpreted as an integer")
+        raise TypeError(f"must be real number, not {type(x).__name__}")
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, builtins.complex) and target.category < 3:
+        raise TypeError("must be real number, not complex")
+    return x
+
+
+def _flatten(data, shape, target):
+    """Leaves of `data` in order, checking every level against `shape`."""
+    out = []
+    ndim = len(shape)
+
+    def store(x, d):
+        if d == ndim:
+            out.append(_leaf(x, target))
+            return
+        if not _is_seq(x):
+            raise TypeError("not a sequence")
+        if len(x) != shape[d]:
+            raise ValueError(f"expected sequence of length {shape[d]} at dim {d} "
+                             f"(got {len(x)})")
+        for y in x:
+            store(y, d + 1)
+    store(data, 0)
+    return out
+
+
+def _to_array(data, target):
+    """A NumPy array of `target`'s dtype holding nested `data`, with PyTorch's errors."""
+    shape = _data_shape(data)
+    flat = _flatten(data, shape, target)
+    if target.is_complex:
+        return np.array(flat, dtype=target.np).reshape(shape)
+    if target.category == 2:
+        return np.array(flat, dtype=np.float64).astype(target.np).reshape(shape)
+    if target is dt.bool_:
+        return np.array([bool(v) for v in flat], dtype=np.bool_).reshape(shape)
+    vals = []
+    info = np.iinfo(target.np)
+    for v in flat:
+        if isinstance(v, int):
+            if not -(1 << 63) <= v < (1 << 63):
+                raise ValueError("Overflow when unpacking long long")
+            if v > info.max or (target.is_signed and v < info.min):
+                raise RuntimeError(f"value cannot be converted to type {target.name} without "
+                                   "overflow")
         else:
-            raise TypeError(f"Could not infer dtype of {type(x).__name__}")
-    visit(data)
-    if src is not None and src.category == cat and not isinstance(data, (list, tuple)):
-        return src
-    if cat in (-1, 2):
-        if src is not None and src.category == 2 and cat == 2 and not _has_py_float(data):
-            return src
-        return dt.get_default_dtype()
-    if src is not None and src.category == cat:
-        return src
-    return {0: dt.bool_, 1: dt.int64, 3: dt.default_complex()}[cat]
-
-
-def _has_py_float(data):
-    if isinstance(data, float):
-        return True
-    if isinstance(data, (list, tuple)):
-        return any(_has_py_float(x) for x in data)
-    return False
-
-
-def _to_nested(data):
-    """Nested lists with tensors replaced by their Python values; checks raggedness."""
-    if isinstance(data, Tensor):
-        return data.tolist()
-    if isinstance(data, (list, tuple)):
-        out = [_to_nested(x) for x in data]
-        _check_ragged(out)
-        return out
-    if isinstance(data, np.generic):
-        return data.item()
-    return data
-
-
-def _check_ragged(items, dim=1):
-    lens = [len(x) if isinstance(x, list) else None for x in items]
-    if lens and lens[0] is not None:
-        for ln in lens:
-            if ln != lens[0]:
-                raise ValueError(f"expected sequence of length {lens[0]} at dim {dim} (got {ln})")
+            f = float(v)
+            if math.isnan(f) or not info.min <= math.trunc(f) <= info.max and target.is_signed:
+                raise RuntimeError(f"value cannot be converted to type {target.name} without "
+                                   "overflow")
+            v = math.trunc(f)
+        vals.append(v)
+    a = np.array(vals, dtype=np.int64 if target is not dt.uint64 else np.uint64)
+    return a.astype(target.np).reshape(shape)
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
@@ -157,17 +241,11 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         return out
     if isinstance(data, np.ndarray):
         return from_np(data, dtype, device, requires_grad)
+    if isinstance(data, str):
+        raise TypeError("new(): invalid data type 'str'")
+    _data_shape(data)
     target = dtype or _infer_dtype(data)
-    nested = _to_nested(data)
-    if target.is_complex:
-        a = np.array(nested, dtype=target.np)
-    else:
-        a = np.array(nested, dtype=np.float64 if target.category == 2 and target.itemsize < 8
-                     else target.np)
-        if target.category == 1 and a.dtype != target.np:
-            a = a.astype(target.np)
-    a = a.astype(target.np)
-    return from_np(a, target, device, requires_grad)
+    return from_np(_to_array(data, target), target, device, requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -198,8 +276,10 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
 def from_numpy(ndarray):
     """Mirrors `torch.from_numpy`: the tensor and the array share memory."""
     if not isinstance(ndarray, np.ndarray):
-        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
-    d = dt.from_numpy_dtype(ndarray.dtype)
+        t = type(ndarray)
+        name = t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+        raise TypeError(f"expected np.ndarray (got {name})")
+    d = _np_dtype(ndarray.dtype)
     item = ndarray.itemsize
     if any(s < 0 for s in ndarray.strides):
         raise ValueError("At least one stride in the given numpy array is negative, and tensors "
@@ -248,15 +328,51 @@ def _fill_dtype(value):
         return dt.bool_
     if isinstance(value, numbers.Integral):
         return dt.int64
-    if isinstance(value, complex):
+    if isinstance(value, builtins.complex):
         return dt.default_complex()
     return dt.get_default_dtype()
 
 
+def _dense_strides(size, stride):
+    """`stride` when the layout is non-overlapping and dense (what `preserve_format` keeps)."""
+    dims = sorted((i for i in builtins.range(len(size)) if size[i] != 1),
+                  key=lambda i: stride[i])
+    expect = 1
+    for i in dims:
+        if stride[i] != expect:
+            return None
+        expect *= size[i]
+    return tuple(stride)
+
+
+def _like(input, value, dtype, device, requires_grad, memory_format):
+    """The `*_like` creators: same size; strides kept for dense inputs (preserve_format)."""
+    dtype = dtype or input.dtype
+    device = device if device is not None else input.device
+    keep = None
+    if memory_format is None or "preserve" in str(memory_format):
+        keep = _dense_strides(input._size, input._stride)
+    if keep is None:
+        return _filled(input._size, value, dtype, device, requires_grad)
+    order = sorted(builtins.range(len(keep)), key=lambda i: (-keep[i], i))
+    base = _filled(tuple(input._size[i] for i in order), value, dtype, device, False)
+    t = base.as_strided(input._size, keep)
+    if requires_grad and not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                           "gradients")
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
 def _make_filled(name, value):
     def creator(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-                pin_memory=False, memory_format=None):
-        size = _size_args(size)
+                pin_memory=False, memory_format=None, **kw):
+        if "size" in kw and not size:
+            size = (kw.pop("size"),)
+        if kw:
+            raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kw))}'")
+        size = _size_args(size, name)
         return _out_or(_filled(size, value, dtype or dt.get_default_dtype(), device,
                                requires_grad), out)
     creator.__name__ = creator.__qualname__ = name
@@ -264,14 +380,13 @@ def _make_filled(name, value):
 
     def like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
              memory_format=None, pin_memory=False):
-        return _filled(input._size, value, dtype or input.dtype,
-                       device if device is not None else input.device, requires_grad)
+        return _like(input, value, dtype, device, requires_grad, memory_format)
     like.__name__ = like.__qualname__ = name + "_like"
     like.__doc__ = f"Mirrors `torch.{name}_like`."
 
     def new(self, *size, dtype=None, layout=None, device=None, requires_grad=False,
             pin_memory=False):
-        return _filled(_size_args(size), value, dtype or self.dtype,
+        return _filled(_size_args(size, "new_" + name), value, dtype or self.dtype,
                        device if device is not None else self.device, requires_grad)
     new.__name__ = new.__qualname__ = "new_" + name
     new.__doc__ = f"Mirrors `Tensor.new_{name}`."
@@ -291,7 +406,11 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
     """Mirrors `torch.full`: the dtype follows `fill_value` when not given."""
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    return _out_or(_filled(_size_args((size,)), fill_value, dtype or _fill_dtype(fill_value),
+    if not isinstance(size, (tuple, list, Size)):
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{type(size).__name__}")
+    return _out_or(_filled(_size_args((size,), "full", False), fill_value,
+                           dtype or _fill_dtype(fill_value),
                            device, requires_grad), out)
 
 
@@ -299,8 +418,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
     """Mirrors `torch.full_like`."""
-    return _filled(input._size, fill_value, dtype or input.dtype,
-                   device if device is not None else input.device, requires_grad)
+    return _like(input, fill_value, dtype, device, requires_grad, memory_format)
 
 
 @_register
@@ -316,7 +434,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
 def new_full(self, size, fill_value, *, dtype=None, layout=None, device=None,
              requires_grad=False, pin_memory=False):
     """Mirrors `Tensor.new_full`."""
-    return _filled(_size_args((size,)), fill_value, dtype or self.dtype,
+    return _filled(_size_args((size,), "new_full", False), fill_value, dtype or self.dtype,
                    device if device is not None else self.device, requires_grad)
 
 
@@ -342,6 +460,65 @@ def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=Non
                          requires_grad=requires_grad)
 
 
+@_register
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=False,
+                  pin_memory=False):
+    """Mirrors `torch.scalar_tensor`: a 0-dim tensor (default float dtype)."""
+    return _filled((), _num(s), dtype or dt.get_default_dtype(), device, requires_grad)
+
+
+_FLOATS = ("float16", "float32", "float64")
+
+
+def _complex_check(name, real, imag):
+    if real.dtype.name not in _FLOATS or imag.dtype.name not in _FLOATS:
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{_short(real.dtype)} and {_short(imag.dtype)}")
+    if real.dtype is not imag.dtype:
+        raise RuntimeError(f"Expected object of scalar type {_short(real.dtype)} but got scalar "
+                           f"type {_short(imag.dtype)} for second argument")
+
+
+def _short(d):
+    from .registry import short_name
+    return short_name(d)
+
+
+def _complex_out(name, a, b, fn, out):
+    _complex_check(name, a, b)
+    from .registry import broadcast_shapes_checked
+    broadcast_shapes_checked([a._size, b._size])
+    cd = dt.complex128 if a.dtype is dt.float64 else dt.complex64
+    arr = _complex_kernel(fn)(a._value(), b._value()).astype(cd.np)
+    t = wrap(arr, a.device, cd)
+    return _out_or(t, out)
+
+
+@functools.lru_cache(maxsize=None)
+def _complex_kernel(fn):
+    if fn == "complex":
+        return jax.jit(lambda re, im: jax.lax.complex(re.astype(jnp.float64 if re.dtype ==
+                                                                 jnp.float64 else jnp.float32),
+                                                      im.astype(jnp.float64 if im.dtype ==
+                                                                jnp.float64 else
+                                                                jnp.float32)))
+    return jax.jit(lambda r, th: jax.lax.complex(
+        (r * jnp.cos(th)).astype(jnp.float64 if r.dtype == jnp.float64 else jnp.float32),
+        (r * jnp.sin(th)).astype(jnp.float64 if r.dtype == jnp.float64 else jnp.float32)))
+
+
+@_register
+def complex(real, imag, *, out=None):
+    """Mirrors `torch.complex`."""
+    return _complex_out("complex", real, imag, "complex", out)
+
+
+@_register
+def polar(abs, angle, *, out=None):
+    """Mirrors `torch.polar`."""
+    return _complex_out("polar", abs, angle, "polar", out)
+
+
 for _f in (new_full, new_tensor, new_empty_strided):
     _register(_f, method=True, function=False)
 for _f in (tensor, as_tensor, asarray, from_numpy):
@@ -354,6 +531,10 @@ def _num(x):
     return x.item() if isinstance(x, Tensor) else x
 
 
+def _gfmt(v):
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
 @_register
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False, pin_memory=False):
@@ -363,11 +544,13 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         start, end = 0, start
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    if not all(math.isfinite(v) for v in (start, end)):
+        raise RuntimeError(f"unsupported range: {_gfmt(start)} -> {_gfmt(end)}")
     if dtype is None:
         floaty = any(isinstance(v, float) for v in (start, end, step))
         dtype = dt.get_default_dtype() if floaty else dt.int64
     if (step > 0 and start > end) or (step < 0 and start < end):
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     n = math.ceil((end - start) / step)
     a = (start + np.arange(n, dtype=np.float64 if dtype.category >= 2 or
                            any(isinstance(v, float) for v in (start, end, step)) else np.int64)
@@ -411,8 +594,8 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     start, end = _num(start), _num(end)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    dtype = dtype or (dt.default_complex() if isinstance(start, complex) or
-                      isinstance(end, complex) else dt.get_default_dtype())
+    dtype = dtype or (dt.default_complex() if isinstance(start, builtins.complex) or
+                      isinstance(end, builtins.complex) else dt.get_default_dtype())
     a = _linspace_np(start, end, steps, dtype.np) if steps else np.zeros(0, dtype.np)
     return _out_or(from_np(a, dtype, device, requires_grad), out)
 
@@ -433,33 +616,42 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
     """Mirrors `torch.eye`."""
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m is not None and m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     dtype = dtype or dt.get_default_dtype()
     a = np.eye(n, n if m is None else m, dtype=dtype.np)
     return _out_or(from_np(a, dtype, device, requires_grad), out)
 
 
-def _tri_indices(np_fn):
+def _tri_indices(np_fn, name):
     def f(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False):
         dtype = dtype or dt.int64
+        if dtype not in (dt.int32, dt.int64):
+            raise NotImplementedError(f'"{name}" not implemented for \'{_short(dtype)}\'')
         r, c = np_fn(row, offset, col)
         return from_np(np.stack([r, c]).astype(dtype.np).reshape(2, -1), dtype, device)
     return f
 
 
-_register(_tri_indices(np.tril_indices), "tril_indices")
-_register(_tri_indices(np.triu_indices), "triu_indices")
+_register(_tri_indices(np.tril_indices, "tril_indices"), "tril_indices")
+_register(_tri_indices(np.triu_indices, "triu_indices"), "triu_indices")
 
 
 # ---- legacy constructors ------------------------------------------------------------------------
 
 def legacy_constructor(cls, args, kwargs, dtype=None):
     """`torch.Tensor(...)`, `torch.FloatTensor(...)`: sizes → uninitialised (zeros), data → copy."""
+    explicit = dtype
     dtype = dtype or dt.get_default_dtype()
     device = kwargs.pop("device", None)
     if len(args) == 1 and isinstance(args[0], Tensor):
+        if explicit is None:
+            return args[0]
         return args[0].to(dtype) if args[0].dtype is not dtype else args[0]
+    if len(args) == 1 and isinstance(args[0], (float, bool, builtins.complex)):
+        raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
     if len(args) == 1 and not isinstance(args[0], (int, np.integer)) and \
-            not isinstance(args[0], (tuple,)) or (args and isinstance(args[0], (list, np.ndarray))):
+            not isinstance(args[0], Size) or (args and isinstance(args[0], (list, np.ndarray))):
         data = args[0]
         if hasattr(data, "__len__") or isinstance(data, np.ndarray):
             t = tensor(data, dtype=dtype, device=device)
@@ -479,13 +671,25 @@ class _LegacyMeta(type):
 
     def __call__(cls, *args, **kwargs):
         if cls._device == "cuda":
+            if not dev.gpus():
+                raise TypeError(f"type torch.cuda.{cls.__name__} not available. Torch not "
+                                f"compiled with CUDA enabled.")
             kwargs.setdefault("device", "cuda")
         return legacy_constructor(Tensor, args, kwargs, cls._dtype)
+
+    @property
+    def dtype(cls):
+        return cls._dtype
+
+    @property
+    def is_cuda(cls):
+        return cls._device == "cuda"
 
 
 def legacy_type(name, d, device="cpu"):
     """A class like `torch.FloatTensor` (isinstance checks dtype and device)."""
-    return _LegacyMeta(name, (), {"_dtype": d, "_device": device, "__module__": "torch"})
+    return _LegacyMeta(name, (), {"_dtype": d, "_device": device,
+                                  "__module__": "torch.cuda" if device == "cuda" else "torch"})
 
 
 LEGACY_TYPES = {d._tensor_type: legacy_type(d._tensor_type, d) for d in dt.ALL
