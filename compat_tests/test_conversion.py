@@ -129,3 +129,10 @@ def test_deepcopy_and_pickle():
         p = pickle.loads(pickle.dumps(x))
         return x, d, p, d.dtype, p.dtype
     check(f)
+
+
+def test_cuda_calls_fail_like_cpu_only_torch():
+    check(lambda torch: torch.ones(2).cuda())
+    check(lambda torch: torch.ones(2).cuda(1))
+    check(lambda torch: torch.ones(2).cuda("cuda:1"))
+    check(lambda torch: torch.ones(2).to(1))

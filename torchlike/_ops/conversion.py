@@ -115,9 +115,8 @@ def cpu(self, memory_format=None):
 
 
 def cuda(self, device=None, non_blocking=False, memory_format=None):
-    if isinstance(device, int):
-        device = dev.device("cuda", device)
-    return _convert(self, device=device or "cuda")
+    """Mirrors `Tensor.cuda` (an int index means that CUDA device, as `torch.device(int)`)."""
+    return _convert(self, device="cuda" if device is None else device)
 
 
 _TYPE_NAMES = {d._tensor_type: d for d in dt.ALL if d._tensor_type}
