@@ -189,6 +189,9 @@ def run(row, args):
         elif kind <= _LN:
             sig.append("L")
             arrs = []
+            if not isinstance(v, (list, tuple)):
+                raise TypeError(f"{row.name}(): argument '{row.names[len(sig) - 1]}' (position "
+                                f"{len(sig)}) must be tuple of Tensors, not {type(v).__name__}")
             for t in v:
                 if not isinstance(t, Tensor):
                     raise TypeError(f"expected Tensor as element {len(arrs)} in argument 0, but "

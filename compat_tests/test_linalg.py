@@ -1,0 +1,233 @@
+"""Linear algebra family against real torch: products, errors, decompositions (by invariants)."""
+import numpy as np
+import pytest
+
+from harness import check
+
+import torchlike
+from torchlike._ops.registry import OPS
+
+
+def _r(torch, shape, dtype="float32", seed=0):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(-4, 5, size=shape) if dtype in ("int64", "int32", "bool") else \
+        rng.standard_normal(shape)
+    if dtype == "bool":
+        a = a > 0
+    if dtype.startswith("complex"):
+        a = a + 1j * rng.standard_normal(shape)
+    return torch.tensor(a).to(getattr(torch, dtype))
+
+
+def _env(torch, dtype="float32"):
+    e = dict(torch=torch)
+    for name, shape, seed in (("a", (2, 3), 0), ("b", (3, 4), 1), ("v", (3,), 2), ("w", (3,), 3),
+                              ("u", (2,), 4), ("ba", (2, 2, 3), 5), ("bb", (2, 3, 4), 6),
+                              ("s", (3, 3), 7), ("bs", (2, 3, 3), 8), ("c", (2, 4), 9)):
+        e[name] = _r(torch, shape, dtype, seed)
+    if dtype not in ("int64", "bool"):
+        e["spd"] = e["s"] @ e["s"].mT + 3 * torch.eye(3, dtype=e["s"].dtype)
+        e["bspd"] = e["bs"] @ e["bs"].mT + 3 * torch.eye(3, dtype=e["s"].dtype)
+    return e
+
+
+PRODUCTS = [
+    "a @ b", "v @ w", "a @ v", "u @ a", "ba @ bb", "ba @ b", "a @ bb", "v @ bb", "ba @ v",
+    "torch.ones(5, 1, 2, 3, dtype=a.dtype) @ bb", "torch.matmul(a, b)", "a.matmul(b)",
+    "torch.mm(a, b)", "torch.bmm(ba, bb)", "torch.mv(a, v)", "torch.dot(v, w)", "torch.vdot(v, w)",
+    "torch.inner(a, a)", "torch.inner(v, w)", "torch.inner(torch.tensor(2, dtype=a.dtype), a)",
+    "torch.outer(u, v)", "torch.ger(u, v)", "torch.addmm(c, a, b)", "torch.addmm(c[0], a, b, beta=2, alpha=3)",
+    "torch.addmv(u, a, v, beta=0, alpha=2)", "torch.addr(a, u, v)", "torch.baddbmm(c, ba, bb, alpha=2)",
+    "torch.addbmm(c, ba, bb, beta=3)", "c.clone().addmm_(a, b)", "torch.einsum('ij,jk->ik', a, b)",
+    "torch.einsum('ij,jk', [a, b])", "torch.einsum('ii', s)", "torch.einsum('bij,bjk->bik', ba, bb)",
+    "torch.einsum('i,j->ij', v, w)", "torch.einsum('...ij->...ji', ba)",
+    "torch.tensordot(a, b, 1)", "torch.tensordot(ba, bb, ([0, 2], [0, 1]))", "torch.tensordot(a, a, 2)",
+    "torch.tensordot(a, b, dims=([1], [0]))", "torch.kron(a, u)", "torch.kron(a, s)",
+    "torch.linalg.matmul(a, b)", "torch.linalg.multi_dot([a, b, b.t()])", "torch.linalg.multi_dot([u, a, v])",
+    "torch.chain_matmul(a, b, b.t())", "torch.cross(s, s.flip(0), dim=1)", "torch.cross(v, w)",
+    "torch.linalg.cross(s, w)", "torch.linalg.cross(s, s, dim=0)", "torch.linalg.cross(v, w)",
+]
+PRODUCT_ERRORS = [
+    "a @ a", "torch.tensor(1.) @ a", "a @ torch.tensor(1.)", "torch.ones(3) @ torch.ones(4)",
+    "torch.ones(3) @ torch.ones(3, dtype=torch.long)", "a @ torch.ones(3, 2, dtype=torch.float64)",
+    "torch.ones(2, 3) @ torch.ones(4)", "torch.ones(4) @ torch.ones(2, 3)",
+    "torch.ones(2, 2, 3) @ torch.ones(3, 2, 4)", "torch.ones(2, 2, 3) @ torch.ones(2, 4, 2)",
+    "torch.ones(2, 2, 3) @ torch.ones(2, 3, 2, dtype=torch.float64)", "torch.ones(2, 3, 4) @ torch.ones(5)",
+    "torch.ones(5) @ torch.ones(2, 3, 4)", "torch.ones(2, 3) @ torch.ones(3, dtype=torch.float64)",
+    "torch.ones(3, dtype=torch.bool) @ torch.ones(3, dtype=torch.bool)",
+    "torch.ones(2, 3, dtype=torch.bool) @ torch.ones(3, 2, dtype=torch.bool)",
+    "torch.mm(torch.ones(3), a)", "torch.mm(a, torch.ones(3))", "torch.bmm(a, a)",
+    "torch.bmm(torch.ones(2, 2, 3), torch.ones(3, 3, 2))", "torch.bmm(torch.ones(2, 2, 3), torch.ones(2, 3))",
+    "torch.mv(a, torch.ones(4))", "torch.mv(torch.ones(3), torch.ones(3))", "torch.dot(a, a)",
+    "torch.dot(torch.ones(3), torch.ones(3, dtype=torch.long))", "torch.vdot(a, a)",
+    "torch.inner(torch.ones(2, 3), torch.ones(4, 2))", "torch.outer(a, a)", "torch.addmm(torch.ones(3), a, a)",
+    "torch.addmm(torch.ones(3, 4), a, torch.ones(3, 4))",
+    "torch.einsum('ij,jk->ik', a, torch.ones(3, 2, dtype=torch.float64))", "torch.einsum('ij,jk->ik', a, torch.ones(4, 2))",
+    "torch.einsum('ijk', a)", "torch.tensordot(a, a.double(), ([1], [1]))", "torch.tensordot(a, a, ([1], [0]))",
+    "torch.cross(torch.ones(2, 3), torch.ones(3, 2))", "torch.cross(torch.ones(2, 4), torch.ones(2, 4))",
+    "torch.linalg.cross(torch.ones(3, 3), torch.ones(3), dim=0)", "torch.cross(torch.ones(3), torch.ones(3, dtype=torch.long))",
+    "torch.linalg.cross(torch.ones(2, 3), torch.ones(4, 3))", "torch.linalg.multi_dot([a])",
+    "torch.linalg.multi_dot([torch.ones(3), torch.ones(3)])", "torch.chain_matmul(a)",
+]
+DECOMP = [
+    "torch.det(s)", "torch.det(bs)", "s.det()", "torch.linalg.det(s)", "torch.logdet(spd)", "torch.logdet(-torch.eye(2))",
+    "torch.slogdet(s)", "torch.linalg.slogdet(bs)", "torch.inverse(s)", "torch.linalg.inv(bs)", "torch.linalg.inv_ex(s)",
+    "torch.linalg.solve(s, v)", "torch.linalg.solve(bs, s)", "torch.linalg.solve(s, a, left=False)",
+    "torch.linalg.solve(bs, torch.ones(2, 3, dtype=s.dtype))", "torch.linalg.solve_ex(s, v)",
+    "torch.linalg.cholesky(spd)", "torch.cholesky(spd)", "torch.linalg.cholesky(bspd, upper=True)",
+    "torch.linalg.cholesky_ex(spd)", "torch.matrix_power(s, 3)", "torch.matrix_power(s, 0)", "torch.matrix_power(s, -2)",
+    "torch.linalg.matrix_power(bs, 2)", "torch.matrix_exp(s * 0.1)", "torch.linalg.matrix_exp(bs * 0.1)",
+    "torch.linalg.svdvals(a)", "torch.linalg.svd(a)[1]", "torch.svd(a)[1]", "torch.linalg.eigvalsh(spd)",
+    "torch.linalg.eigh(spd)[0]", "torch.linalg.eigvalsh(spd, UPLO='U')", "torch.linalg.pinv(a)", "torch.pinverse(b)",
+    "torch.linalg.pinv(spd, hermitian=True)", "torch.linalg.matrix_rank(a)", "torch.linalg.matrix_rank(torch.ones(3, 3, dtype=a.dtype))",
+    "torch.linalg.matrix_rank(s, atol=1.0, rtol=0.0)",
+    "torch.linalg.lstsq(b.t(), c.t()).solution", "torch.linalg.lstsq(b.t(), torch.ones(4, dtype=a.dtype))[0]",
+    "torch.linalg.vector_norm(a)", "torch.linalg.vector_norm(a, 1, dim=1)", "torch.linalg.vector_norm(a, float('inf'))",
+    "torch.linalg.vector_norm(a, 0)", "torch.linalg.vector_norm(a, -float('inf'), dim=0, keepdim=True)",
+    "torch.linalg.vector_norm(a, 3.5, dim=(0, 1))", "torch.linalg.vector_norm(torch.tensor(-2.0))",
+    "torch.linalg.matrix_norm(a)", "torch.linalg.matrix_norm(a, 'nuc')", "torch.linalg.matrix_norm(a, 1)",
+    "torch.linalg.matrix_norm(a, -1)", "torch.linalg.matrix_norm(a, float('inf'))", "torch.linalg.matrix_norm(bs, 2)",
+    "torch.linalg.matrix_norm(bs, -2, keepdim=True)", "torch.linalg.matrix_norm(bs, 'fro', dim=(0, 2))",
+    "torch.linalg.norm(a)", "torch.linalg.norm(v, 3)", "torch.linalg.norm(a, 'fro')", "torch.linalg.norm(a, 2)",
+    "torch.linalg.norm(ba, dim=(1, 2))", "torch.linalg.norm(ba, dim=1)", "torch.norm(a)", "torch.norm(a, dim=1)",
+    "torch.norm(a, p=1)", "torch.linalg.vecdot(a, a)", "torch.linalg.vecdot(ba, a, dim=-1)",
+    "torch.linalg.diagonal(bs)", "torch.linalg.diagonal(bs, offset=1)",
+]
+DECOMP_ERRORS = [
+    "torch.det(a)", "torch.det(torch.ones(3, 3, dtype=torch.long))", "torch.det(torch.ones(3))", "torch.inverse(a)",
+    "torch.linalg.inv(torch.zeros(2, 2))", "torch.linalg.inv(torch.stack([torch.eye(2), torch.zeros(2, 2)]))",
+    "torch.linalg.cholesky(torch.zeros(2, 2))", "torch.linalg.cholesky(torch.stack([torch.eye(2), -torch.eye(2)]))",
+    "torch.linalg.cholesky(torch.diag(torch.tensor([1., 2., -1.])))",
+    "torch.linalg.solve(torch.zeros(2, 2), torch.ones(2))",
+    "torch.linalg.solve(torch.stack([torch.eye(2), torch.zeros(2, 2)]), torch.ones(2, 2))",
+    "torch.matrix_power(a, 2)", "torch.matrix_power(torch.ones(2, 2, dtype=torch.long), -1)",
+    "torch.linalg.norm(torch.ones(2, dtype=torch.long))", "torch.linalg.vector_norm(torch.ones(2, dtype=torch.long))",
+    "torch.linalg.matrix_norm(torch.ones(3))", "torch.linalg.norm(a, 'fro', dim=1)", "torch.linalg.matrix_norm(a, ord=3)",
+    "torch.linalg.eigh(a)", "torch.linalg.svd(torch.ones(2, 2, dtype=torch.long))", "torch.linalg.qr(a, mode='foo')",
+    "torch.linalg.vecdot(torch.ones(2, dtype=torch.long), torch.ones(2, dtype=torch.long))",
+    "torch.linalg.matrix_rank(torch.ones(2, 2, dtype=torch.long))", "torch.linalg.pinv(torch.ones(2, 3, dtype=torch.long))",
+    "torch.slogdet(a)", "torch.linalg.matrix_exp(torch.ones(2, 2, dtype=torch.long))",
+    "torch.linalg.eigvalsh(torch.eye(2, dtype=torch.long))", "torch.linalg.matrix_exp(a)",
+]
+
+
+def _run(expr, dtype, **kw):
+    check(lambda torch: eval(expr, _env(torch, dtype)), **kw)
+
+
+@pytest.mark.parametrize("expr", PRODUCTS)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "complex64"])
+def test_products(expr, dtype):
+    _run(expr, dtype, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("expr", PRODUCT_ERRORS + DECOMP_ERRORS)
+def test_errors(expr):
+    _run(expr, "float32")
+
+
+@pytest.mark.parametrize("expr", DECOMP)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_decompositions(expr, dtype):
+    _run(expr, dtype, rtol=1e-3, atol=1e-4)
+
+
+@pytest.mark.parametrize("expr", ["torch.det(s)", "torch.linalg.inv(s)", "torch.linalg.solve(s, v)",
+                                  "torch.linalg.svdvals(a)", "torch.linalg.eigvalsh(spd)",
+                                  "torch.linalg.vector_norm(a)", "torch.linalg.matrix_norm(a)",
+                                  "torch.slogdet(s)", "torch.linalg.vecdot(a, a)", "torch.linalg.pinv(a)"])
+def test_complex(expr):
+    _run(expr.replace("spd", "(s @ s.mH + 3 * torch.eye(3))"), "complex128", rtol=1e-6, atol=1e-8)
+
+
+def _rec(torch, fn):
+    """Reconstruction/invariant checks (decompositions are unique only up to signs)."""
+    return fn(torch)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex128"])
+def test_decomposition_invariants(dtype):
+    def f(torch):
+        e = _env(torch, dtype)
+        a, s, bs = e["a"], e["s"], e["bs"]
+        out = []
+        for mode in ("reduced", "complete"):
+            q, r = torch.linalg.qr(a.mT, mode=mode)
+            out += [(q @ r), q.shape, r.shape, torch.triu(r).sub(r).abs().sum()]
+        q, r = torch.qr(bs)
+        out.append(q @ r)
+        for full in (True, False):
+            U, S, Vh = torch.linalg.svd(a, full_matrices=full)
+            out += [U.shape, S, Vh.shape, (U[..., :2] * S.to(U.dtype)) @ Vh[..., :2, :]]
+        U, S, V = torch.svd(a)
+        out += [U.shape, S, V.shape, (U * S.to(U.dtype)) @ V.mH]
+        h = s @ s.mH + torch.eye(3, dtype=s.dtype)
+        w, vecs = torch.linalg.eigh(h)
+        out += [w, (vecs * w.to(vecs.dtype)) @ vecs.mH]
+        L = torch.linalg.cholesky(h)
+        out.append(L @ L.mH)
+        return out
+    check(f, rtol=1e-4, atol=1e-4)
+
+
+def test_eig_general():
+    def f(torch):
+        m = torch.tensor([[2., 1.], [0., 3.]])
+        w = torch.linalg.eigvals(m)
+        lam, vecs = torch.linalg.eig(m)
+        return w.abs().sum(), (m.to(vecs.dtype) @ vecs - vecs * lam).abs().max() < 1e-5
+    check(f)
+
+
+def test_inplace_and_out():
+    def f(torch):
+        a = torch.arange(4.).reshape(2, 2)
+        a @= torch.eye(2) * 2
+        o = torch.empty(0)
+        torch.mm(a, a, out=o)
+        t = torch.ones(2, 2)
+        t.baddbmm_(torch.ones(1, 2, 3), torch.ones(1, 3, 2)) if False else t.addmm_(a, a, alpha=2)
+        return a, o, t
+    check(f)
+
+
+def test_int_matmul_and_shapes():
+    def f(torch):
+        x = torch.arange(12).reshape(3, 4)
+        return x @ x.t(), x.t() @ x, torch.arange(3) @ x, x @ torch.arange(4), torch.empty(0, 3) @ x
+    check(f)
+
+
+def test_every_linalg_row_covered():
+    names = {n for n, r in OPS.items() if r is not None and r.family == "linalg"
+             and not n.startswith("_")}
+    text = " ".join(PRODUCTS + PRODUCT_ERRORS + DECOMP + DECOMP_ERRORS) + \
+        " linalg_qr qr linalg_svd svd linalg_eigh linalg_eig linalg_eigvals"
+    text = text.replace("torch.linalg.", "torch.linalg_")
+    missing = [n for n in names if n not in text]
+    assert not missing, missing
+
+
+def test_matmul_perf_close_to_raw_jax():
+    import time
+
+    import jax
+    import jax.numpy as jnp
+    x = torchlike.randn(1024, 1024) if hasattr(torchlike, "randn") else \
+        torchlike.tensor(np.random.default_rng(0).standard_normal((1024, 1024)).astype(np.float32))
+    raw = jax.jit(jnp.matmul)
+    xa = x._value()
+    for _ in range(3):
+        raw(xa, xa).block_until_ready()
+        (x @ x)._value().block_until_ready()
+
+    def best(fn):
+        ts = []
+        for _ in range(7):
+            t0 = time.perf_counter()
+            fn()
+            ts.append(time.perf_counter() - t0)
+        return min(ts)
+    t_raw = best(lambda: raw(xa, xa).block_until_ready())
+    t_tl = best(lambda: (x @ x)._value().block_until_ready())
+    assert t_tl < t_raw * 1.05 + 2e-4, (t_tl, t_raw)
