@@ -72,8 +72,10 @@ def scan_tests():
         if fn in text:
             for name, row in registry.OPS.items():
                 if row is not None and getattr(row, "family", None) == fam:
-                    table.add(name)
-                    table.add(name + "_")
+                    # an alias is the very same generated callable as its row's name
+                    for n in (name,) + tuple(getattr(row, "aliases", ())):
+                        table.add(n)
+                        table.add(n + "_")
     return words, table
 
 

@@ -35,7 +35,7 @@ class Op:
 
     __slots__ = ("name", "impl", "pointwise", "promote", "params", "names", "tensors", "lists",
                  "scalars", "promoted", "returns", "kernels", "dtypes", "family", "differentiable",
-                 "nondiff_outputs", "check", "plan")
+                 "nondiff_outputs", "check", "plan", "aliases")
 
     def __repr__(self):
         return f"<op {self.name}>"
@@ -207,7 +207,7 @@ def run(row, args):
             dyn.append(v._value() if isinstance(v, Tensor) else
                        _device_scalar(_pyscalar(v)) if row.promote is not None else _pyscalar(v))
         else:
-            sig.append("C")
+            sig.append("B" if type(v) is bool else "C")  # keeps dim=False apart from dim=0
             statics.append(v if v is None or type(v) in _HASHABLE else _hashable(v))
     psig = tuple(psig)
     compute = row.dtypes.get(psig, _MISSING)
@@ -406,6 +406,7 @@ def op(name=None, *, pointwise=False, promote="default", tensors=None, lists=(),
         row.differentiable = differentiable
         row.nondiff_outputs = nondiff_outputs
         row.check = check
+        row.aliases = tuple(aliases) + tuple(method_only_aliases)
         row.plan = tuple(
             (_TP if n in row.promoted else _TN) if n in row.tensors else
             (_LP if n in row.promoted else _LN) if n in row.lists else
@@ -443,6 +444,9 @@ def _generate(row, method, function, inplace, out, dunders, aliases, method_only
         ip.__doc__ = f"Mirrors `Tensor.{row.name}_`."
         for n in (row.name,) + tuple(aliases) + tuple(method_only_aliases):
             METHODS[n + "_"] = ip
+        if function:
+            for n in (row.name,) + tuple(aliases):
+                FUNCTIONS[n + "_"] = ip
     for dunder, mode in dunders.items():
         METHODS[dunder] = _dunder(meth, ip, mode)
 
