@@ -90,7 +90,15 @@ def set_default_dtype(d):
     """Mirrors `torch.set_default_dtype` (float32 or float64 only, as PyTorch... plus half types)."""
     if not isinstance(d, dtype) or not d.is_floating_point:
         raise TypeError(f"only floating-point types are supported as the default type")
-    _default[0] = d
+    if _default[0] is not d:
+        _default[0] = d
+        # cached per-operand-signature result dtypes depend on the default dtype
+        import sys
+        reg = sys.modules.get("torchlike._ops.registry")
+        if reg is not None:
+            for row in reg.OPS.values():
+                if row is not None:
+                    row.dtypes.clear()
 
 
 def default_complex():
@@ -218,7 +226,7 @@ class finfo:
         self.min = float(fi.min)
         self.tiny = float(fi.tiny)
         self.smallest_normal = float(fi.smallest_normal)
-        self.resolution = float(fi.resolution)
+        self.resolution = float(10.0 ** -int(fi.precision))
         self.dtype = real.name
         self._type = real
 
@@ -232,7 +240,9 @@ class iinfo:
     """Mirrors `torch.iinfo`."""
 
     def __init__(self, type):
-        if type.category != 1 and type is not bool_:
+        if type is bool_:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        if type.category != 1:
             raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to "
                             "handle 'torch.iinfo'")
         ii = np.iinfo(type.np) if type is not bool_ else None

@@ -36,9 +36,9 @@ def _register(fn, name=None, method=False, function=True):
 def place(np_array, device=None):
     """A JAX array on the torch `device` holding `np_array`'s values (always a copy)."""
     d = dev.canonical(device) or CPU
-    if d.type == "cpu":
-        return jnp.array(np_array, copy=True), d
-    return jax.device_put(np_array, dev.jax_device(d)), d
+    # device_put compiles nothing (jnp.array(..., copy=True) compiles a copy kernel per shape);
+    # the NumPy copy keeps the new tensor from aliasing a caller's array
+    return jax.device_put(np.array(np_array, copy=True), dev.jax_device(d)), d
 
 
 def finish(array, dtype, device, requires_grad):

@@ -9,7 +9,27 @@ from jax import lax
 from jax.scipy import special as jsp
 
 from .._core import dtype as dt
-from .registry import op, short_name
+import builtins
+import collections
+import math
+
+import numpy as np
+
+from .._core.tensor import Tensor
+from .registry import FUNCTIONS, METHODS, OPS, op, function, short_name
+
+_NUM = (builtins.bool, builtins.int, builtins.float, builtins.complex, np.number, np.bool_)
+
+
+def _tname(v):
+    return "Tensor" if isinstance(v, Tensor) else type(v).__name__
+
+
+def _combo_msg(name, args, kwargs=None):
+    got = ", ".join([_tname(a) for a in args] +
+                    [f"{k}={_tname(v)}" for k, v in (kwargs or {}).items()])
+    return (f"{name}() received an invalid combination of arguments - got ({got}), but expected "
+            f"one of:\n * (Tensor input, Tensor other, *, Tensor out = None)\n")
 
 
 def _bool_sub_check(a, b):
@@ -37,10 +57,12 @@ def sub(input, other, *, alpha=1):
     return input - other * alpha
 
 
-@op(pointwise=True, tensors=("input", "other"), scalars=("alpha",), method=False,
-    family="pointwise", check=_bool_sub_check)
+@function(method=False)
 def rsub(input, other, *, alpha=1):
-    return other - input * alpha
+    """Mirrors `torch.rsub`: `other - alpha * input`."""
+    if not isinstance(input, Tensor):
+        raise TypeError(_combo_msg("rsub", (input, other)))
+    return FUNCTIONS["sub"](other, input, alpha=alpha)
 
 
 @op(pointwise=True, tensors=("input", "other"), inplace=True, aliases=("multiply",),
@@ -50,9 +72,7 @@ def mul(input, other):
 
 
 @op(pointwise=True, tensors=("input", "other"), inplace=True, aliases=("divide",),
-    family="pointwise",
-    dunders={"__truediv__": "fwd", "__rtruediv__": "rev", "__itruediv__": "inplace",
-             "__div__": "fwd", "__rdiv__": "rev", "__idiv__": "inplace"})
+    family="pointwise")
 def div(input, other, *, rounding_mode=None):
     if rounding_mode is None:
         if not jnp.issubdtype(input.dtype, jnp.inexact):
@@ -72,6 +92,14 @@ def div(input, other, *, rounding_mode=None):
     return jnp.trunc(q) if rounding_mode == "trunc" else _floor_div_float(input, other)
 
 
+def _to_float(x, f):
+    # bool → float through a select: XLA's CPU backend folds a broadcast bool→float division
+    # of False by False to 0 instead of nan
+    if x.dtype == jnp.bool_:
+        return jnp.where(x, jnp.ones((), f), jnp.zeros((), f))
+    return x.astype(f)
+
+
 def _floor_div_float(a, b):
     """PyTorch's float floor division (div_floor_floating): matches Python's `//` on floats."""
     mod = jnp.fmod(a, b)
@@ -82,11 +110,11 @@ def _floor_div_float(a, b):
     return jnp.where(div != 0, floordiv, jnp.copysign(jnp.zeros_like(div), a / b))
 
 
-@op(pointwise=True, tensors=("input", "other"), inplace=True, method=True, family="pointwise")
+@op(pointwise=True, tensors=("input", "other"), inplace=True, method=True, family="pointwise",
+    promote="int_to_float",
+    dunders={"__truediv__": "fwd", "__rtruediv__": "rev", "__itruediv__": "inplace",
+             "__div__": "fwd", "__rdiv__": "rev", "__idiv__": "inplace"})
 def true_divide(input, other):
-    if not jnp.issubdtype(input.dtype, jnp.inexact):
-        f = dt.get_default_dtype().np
-        input, other = input.astype(f), other.astype(f)
     return input / other
 
 
@@ -107,7 +135,8 @@ def remainder(input, other):
         raise RuntimeError("\"remainder_cpu\" not implemented for 'Bool'")
     if jnp.issubdtype(input.dtype, jnp.integer):
         return jnp.remainder(input, other)
-    return input - other * jnp.floor(input / other)
+    mod = jnp.fmod(input, other)
+    return jnp.where((mod != 0) & ((other < 0) != (mod < 0)), mod + other, mod)
 
 
 @op(pointwise=True, tensors=("input", "other"), inplace=True, family="pointwise")
@@ -118,9 +147,7 @@ def fmod(input, other):
 
 
 def _pow_impl(input, exponent):
-    if jnp.issubdtype(input.dtype, jnp.integer) or input.dtype == jnp.bool_:
-        if input.dtype == jnp.bool_:
-            return (input | ~exponent).astype(jnp.bool_) if exponent.dtype == jnp.bool_ else input
+    if jnp.issubdtype(input.dtype, jnp.integer):
         return _int_pow(input, exponent)
     return jnp.power(input, exponent)
 
@@ -170,9 +197,10 @@ def addcmul(input, tensor1, tensor2, *, value=1):
 @op(pointwise=True, tensors=("input", "tensor1", "tensor2"), scalars=("value",), inplace=True,
     family="pointwise")
 def addcdiv(input, tensor1, tensor2, *, value=1):
-    if jnp.issubdtype(tensor1.dtype, jnp.integer) and jnp.issubdtype(tensor2.dtype, jnp.integer):
+    if not jnp.issubdtype(tensor1.dtype, jnp.inexact) and not jnp.issubdtype(tensor2.dtype,
+                                                                               jnp.inexact):
         raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future "
-                           "release addcdiv will perform a true division of tensor1 and tensor2. "
+                           " release addcdiv will perform a true division of tensor1 and tensor2. "
                            "The historic addcdiv behavior can be implemented as (input + value * "
                            "torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs "
                            "and as (input + value * tensor1 / tensor2) for float inputs. The "
@@ -199,8 +227,13 @@ _binary("fmin", jnp.fmin, inplace=False)
 _binary("logaddexp", jnp.logaddexp, inplace=False)
 _binary("logaddexp2", jnp.logaddexp2, inplace=False)
 _binary("nextafter", jnp.nextafter)
-_binary("xlogy", lambda x, y: jsp.xlogy(x, y), promote="int_to_float")
-_binary("heaviside", lambda x, v: jnp.where(x == 0, v, (x > 0).astype(x.dtype)))
+_binary("xlogy", lambda x, y: jnp.where(jnp.isnan(y), y, jnp.where(x == 0, 0, x * jnp.log(y))
+                                         ).astype(x.dtype), promote="int_to_float")
+
+
+@op(pointwise=True, tensors=("input", "values"), inplace=True, family="pointwise")
+def heaviside(input, values):
+    return jnp.where(input == 0, values, (input > 0).astype(input.dtype))
 _binary("gcd", jnp.gcd)
 _binary("lcm", jnp.lcm)
 _binary("ldexp", lambda x, e: x * jnp.power(jnp.asarray(2, x.dtype), e),
@@ -263,9 +296,9 @@ def bitwise_not(input):
 
 # ---- unary math ------------------------------------------------------------------------------
 
-def _unary(name, fn, *, promote="default", aliases=(), inplace=True, dunders=None):
+def _unary(name, fn, *, promote="default", aliases=(), inplace=True, dunders=None, out=True):
     op(name, pointwise=True, promote=promote, inplace=inplace, aliases=aliases, dunders=dunders,
-       family="pointwise")(lambda input: fn(input))
+       family="pointwise", out=out)(lambda input: fn(input))
 
 
 _FLOAT_UNARY = {
@@ -275,7 +308,7 @@ _FLOAT_UNARY = {
     "exp2": jnp.exp2, "expm1": jnp.expm1, "log": jnp.log, "log2": jnp.log2, "log10": jnp.log10,
     "log1p": jnp.log1p, "sqrt": jnp.sqrt, "rsqrt": lax.rsqrt, "sigmoid": jax.nn.sigmoid,
     "erf": jsp.erf, "erfc": jsp.erfc, "erfinv": jsp.erfinv, "lgamma": jsp.gammaln,
-    "digamma": jsp.digamma, "i0": jsp.i0, "sinc": jnp.sinc, "reciprocal": lambda x: 1 / x,
+    "digamma": lambda x: jnp.where(x == 0, jnp.copysign(jnp.inf, -x), jsp.digamma(x)), "i0": jsp.i0, "sinc": jnp.sinc, "reciprocal": lambda x: 1 / x,
     "deg2rad": jnp.deg2rad, "rad2deg": jnp.rad2deg,
 }
 _ALIASES = {"asin": ("arcsin",), "acos": ("arccos",), "atan": ("arctan",),
@@ -295,20 +328,23 @@ _unary("trunc", _keep_int(jnp.trunc), aliases=("fix",))
 _unary("frac", lambda x: x - jnp.trunc(x))
 _unary("square", lambda x: x * x if x.dtype != jnp.bool_ else x.astype(jnp.int64))
 _unary("sign", lambda x: jnp.sign(x) if x.dtype != jnp.bool_ else x)
-_unary("sgn", jnp.sign)
+_unary("sgn", lambda x: x if x.dtype == jnp.bool_ else jnp.sign(x))
 _unary("signbit", jnp.signbit, inplace=False)
-_unary("positive", lambda x: x, inplace=False, dunders={"__pos__": "unary"})
-_unary("isnan", jnp.isnan, inplace=False)
-_unary("isinf", jnp.isinf, inplace=False)
-_unary("isfinite", jnp.isfinite, inplace=False)
+_unary("positive", lambda x: x, inplace=False, dunders={"__pos__": "unary"}, out=False)
+_unary("isnan", jnp.isnan, inplace=False, out=False)
+_unary("isinf", jnp.isinf, inplace=False, out=False)
+_unary("isfinite", jnp.isfinite, inplace=False, out=False)
 _unary("isposinf", jnp.isposinf, inplace=False)
 _unary("isneginf", jnp.isneginf, inplace=False)
 _unary("isreal", lambda x: jnp.imag(x) == 0 if jnp.iscomplexobj(x) else jnp.ones(x.shape, bool),
-       inplace=False)
-_unary("conj", jnp.conj, inplace=False)
+       inplace=False, out=False)
+_unary("conj", jnp.conj, inplace=False, out=False)
 _unary("conj_physical", jnp.conj)
-_unary("angle", jnp.angle, promote="int_to_float", inplace=False)
-_unary("relu", lambda x: jnp.maximum(x, 0) if x.dtype != jnp.bool_ else x)
+_unary("angle", lambda x: jnp.arctan2(jnp.imag(x), jnp.real(x)) if jnp.iscomplexobj(x) else
+       jnp.where(jnp.isnan(x), x, jnp.where(x < 0, jnp.pi, 0).astype(x.dtype)),
+       promote="int_to_float", inplace=False)
+_unary("relu", lambda x: jnp.where(x > 0, x, jnp.zeros((), x.dtype)) if jnp.issubdtype(
+    x.dtype, jnp.floating) else jnp.maximum(x, 0), out=False)
 
 
 @op(pointwise=True, inplace=True, aliases=("negative",), family="pointwise",
@@ -382,6 +418,8 @@ def clamp_max(input, max):
 @op(pointwise=True, tensors=("condition", "input", "other"), promoted=("input", "other"),
     method=False, family="pointwise")
 def where(condition, input, other):
+    if condition.dtype == jnp.uint8:
+        condition = condition.astype(jnp.bool_)
     if condition.dtype != jnp.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {short_name(dt._BY_NP[condition.dtype])}")
@@ -389,6 +427,397 @@ def where(condition, input, other):
 
 
 @op(pointwise=True, tensors=("input", "other"), scalars=("rtol", "atol"), promote="default",
-    family="pointwise")
+    family="pointwise", out=False)
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    if input.dtype == jnp.bool_:
+        return input == other
     return jnp.isclose(input, other, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+def _where_method(self, condition, y):
+    """Mirrors `Tensor.where(condition, y)`: `torch.where(condition, self, y)`."""
+    return FUNCTIONS["where"](condition, self, y)
+
+
+# ---- special functions -----------------------------------------------------------------------
+
+@op(pointwise=True, tensors=("input", "other"), inplace=True, family="pointwise")
+def igamma(input, other):
+    return jsp.gammainc(input, other)
+
+
+@op(pointwise=True, tensors=("input", "other"), inplace=True, family="pointwise")
+def igammac(input, other):
+    return jsp.gammaincc(input, other)
+
+
+def _polygamma_impl(n, x):
+    if n == 0:
+        return jnp.where(x == 0, jnp.copysign(jnp.inf, -x), jsp.digamma(x))
+    r = jsp.polygamma(n, x)
+    # poles at non-positive integers: +inf for odd n, nan otherwise (as PyTorch)
+    pole = (x <= 0) & (x == jnp.floor(x))
+    return jnp.where(pole, jnp.inf if n % 2 == 1 else jnp.nan, r).astype(x.dtype)
+
+
+@op(pointwise=True, tensors=("input",), promote="int_to_float", method=False, inplace=False,
+    family="pointwise")
+def polygamma(n, input):
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    return _polygamma_impl(n, input)
+
+
+@op("_polygamma_method", pointwise=True, promote="int_to_float", function=False, method=False,
+    inplace=True, out=False, family="internal")
+def _polygamma_m(input, n):
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    return _polygamma_impl(n, input)
+
+
+def _polygamma_method(self, n):
+    return FUNCTIONS["polygamma"](n, self)
+
+
+@op(pointwise=True, promote="int_to_float", inplace=True, family="pointwise")
+def mvlgamma(input, p):
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    j = jnp.arange(p, dtype=input.dtype)
+    x = input[..., None] - j / 2
+    return (p * (p - 1) / 4 * math.log(math.pi) + jnp.sum(jsp.gammaln(x), axis=-1)
+            ).astype(input.dtype)
+
+
+def _mvlgamma_check(d):
+    if d is dt.bool_:
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
+
+
+OPS["mvlgamma"].check = _mvlgamma_check
+
+frexp_result = collections.namedtuple("frexp", ["mantissa", "exponent"])
+frexp_result.__module__ = "torch.return_types"
+
+
+def _frexp_check(d):
+    if d.category != 2:
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+
+
+@op(pointwise=True, promote=None, inplace=False, family="pointwise", returns=frexp_result,
+    check=_frexp_check)
+def frexp(input):
+    m, e = jnp.frexp(input)
+    return m, e.astype(jnp.int32)
+
+
+@op(pointwise=True, scalars=("threshold", "value"), inplace=False, family="pointwise")
+def threshold(input, threshold, value):
+    return jnp.where(input <= threshold, jnp.asarray(value).astype(input.dtype), input)
+
+
+@op(tensors=("elements", "test_elements"), promote="default", family="pointwise_isin")
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    e = jnp.asarray(elements)
+    t = jnp.ravel(jnp.asarray(test_elements))
+    r = jnp.any(e[..., None] == t, axis=-1) if t.size else jnp.zeros(e.shape, bool)
+    return ~r if invert else r
+
+
+# ---- result_type ---------------------------------------------------------------------------
+
+@function(method=False)
+def result_type(tensor1, tensor2):
+    """Mirrors `torch.result_type`."""
+    dims, zeros, scalars = [], [], []
+    for v in (tensor1, tensor2):
+        if isinstance(v, Tensor):
+            (dims if v.dim() else zeros).append(v.dtype)
+        elif isinstance(v, _NUM):
+            scalars.append(dt.scalar_dtype(v.item() if isinstance(v, (np.number, np.bool_))
+                                           else v))
+        else:
+            raise TypeError(_combo_msg("result_type", (tensor1, tensor2)))
+    return dt.result_type_of(dims, zeros, scalars)
+
+
+# ---- dtype support (PyTorch's per-kernel dispatch lists) -----------------------------------
+
+_C = "ComplexFloat,ComplexDouble"
+_I = "Bool,Byte,Char,Short,Int,Long"
+_F = "Half,BFloat16,Float,Double"
+_NOT_IMPL = {
+    "abs": ("abs_cpu", "Bool"), "addcmul": ("addcmul_cpu_out", "Bool"),
+    "atan2": ("atan2_cpu", _C), "bitwise_and": ("bitwise_and_cpu", _F + "," + _C),
+    "bitwise_or": ("bitwise_or_cpu", _F + "," + _C),
+    "bitwise_xor": ("bitwise_xor_cpu", _F + "," + _C),
+    "bitwise_not": ("bitwise_not_cpu", _F + "," + _C),
+    "bitwise_left_shift": ("lshift_cpu", "Bool," + _F + "," + _C),
+    "bitwise_right_shift": ("rshift_cpu", "Bool," + _F + "," + _C),
+    "ceil": ("ceil_vml_cpu", "Bool"), "floor": ("floor_vml_cpu", "Bool"),
+    "trunc": ("trunc_vml_cpu", "Bool"), "round": ("round_vml_cpu", "Bool," + _C),
+    "clamp_max": ("minimum_cpu", _C), "clamp_min": ("maximum_cpu", _C),
+    "copysign": ("copysign_cpu", _C), "digamma": ("digamma", _C), "erf": ("erf_vml_cpu", _C),
+    "erfc": ("erfc_vml_cpu", _C), "erfinv": ("erfinv_vml_cpu", _C),
+    "floor_divide": ("div_floor_cpu", "Bool," + _C), "fmod": ("fmod_cpu", "Bool," + _C),
+    "frac": ("frac_cpu", _I + "," + _C), "gcd": ("gcd_cpu", "Bool," + _F + "," + _C),
+    "lcm": ("lcm_cpu", "Bool," + _F + "," + _C), "ge": ("ge_cpu", _C), "gt": ("gt_cpu", _C),
+    "le": ("le_cpu", _C), "lt": ("lt_cpu", _C), "hypot": ("hypot_cpu", _I + "," + _C),
+    "i0": ("i0_vml_cpu", _C), "lerp": ("lerp_kernel_tensor", _I),
+    "lgamma": ("lgamma_vml_cpu", _C), "logaddexp": ("logaddexp_cpu", _I),
+    "logaddexp2": ("logaddexp2_cpu", _I + "," + _C), "logit": ("logit_cpu", _C),
+    "nextafter": ("nextafter_cpu", _I + "," + _C), "pow": ("pow", "Bool"),
+    "remainder": ("remainder_cpu", "Bool," + _C), "xlogy": ("xlogy_cpu", _C),
+    "igamma": ("igamma_cpu", _I + "," + _C), "igammac": ("igammac_cpu", _I + "," + _C),
+    "polygamma": ("trigamma", _C), "_polygamma_method": ("trigamma", _C),
+    "mvlgamma": ("arange_cpu", _C), "threshold": ("threshold_cpu", "Bool," + _C),
+    "clamp": ("clamp_cpu", "Bool")
+}
+_OTHER_ERR = {
+    "ceil": (_C, NotImplementedError, "ceil is not supported for complex inputs"),
+    "floor": (_C, NotImplementedError, "floor is not supported for complex inputs"),
+    "trunc": (_C, NotImplementedError, "trunc is not supported for complex inputs"),
+    "deg2rad": (_C, RuntimeError, "deg2rad is not supported for complex tensors."),
+    "rad2deg": (_C, RuntimeError, "rad2deg is not supported for complex tensors."),
+    "fmax": (_C, RuntimeError, "fmax not implemented for complex tensors."),
+    "fmin": (_C, RuntimeError, "fmin not implemented for complex tensors."),
+    "maximum": (_C, RuntimeError, "maximum not implemented for complex tensors."),
+    "minimum": (_C, RuntimeError, "minimum not implemented for complex tensors."),
+    "heaviside": (_C, RuntimeError, "heaviside is not yet implemented for complex tensors."),
+    "isneginf": (_C, RuntimeError, "isneginf does not support complex inputs."),
+    "isposinf": (_C, RuntimeError, "isposinf does not support complex inputs."),
+    "positive": ("Bool", RuntimeError, "The `+` operator, on a bool tensor is not supported."),
+    "relu": ("Bool", RuntimeError, "Boolean inputs not supported for relu"),
+    "sign": (_C, NotImplementedError, "Unlike NumPy, torch.sign is not intended to support "
+             "complex numbers. Please use torch.sgn instead."),
+    "signbit": (_C, NotImplementedError, "signbit is not implemented for complex tensors."),
+}
+_OTHER_ERR2 = {"relu": (_C, NotImplementedError, "clamp is not supported for complex types"),
+               "clamp": (_C, NotImplementedError, "clamp is not supported for complex types")}
+
+
+def _guard(name, bad, exc, msg):
+    row = OPS[name]
+    first = next(p for p in row.names if p in row.tensors)
+    bad = frozenset(bad.split(","))
+    inner = row.impl
+
+    def impl(**kw):
+        v = kw[first]
+        if hasattr(v, "dtype"):
+            s = short_name(dt._BY_NP[np.dtype(v.dtype)])
+            if s in bad:
+                raise exc(msg.format(s))
+        return inner(**kw)
+    row.impl = impl
+
+
+for _n, (_k, _bad) in _NOT_IMPL.items():
+    if _bad:
+        _guard(_n, _bad, NotImplementedError, f"\"{_k}\" not implemented for '{{}}'")
+for _d in (_OTHER_ERR, _OTHER_ERR2):
+    for _n, (_bad, _exc, _msg) in _d.items():
+        _guard(_n, _bad, _exc, _msg.replace("{", "{{").replace("}", "}}"))
+
+
+# ---- argument-type strictness (PyTorch's Tensor-only parameters) ----------------------------
+
+def _strict(name, bad=(), combo=()):
+    row = OPS[name]
+    names = row.names
+
+    def make(fn, fname, method):
+        def w(*args, **kw):
+            for i, v in enumerate(args):
+                if i < len(names) and isinstance(v, _NUM):
+                    n = names[i]
+                    if n in combo:
+                        raise TypeError(_combo_msg(fname, args, kw))
+                    if n in bad:
+                        raise TypeError(f"{fname}(): argument '{n}' (position "
+                                        f"{i if method else i + 1}) must be Tensor, not "
+                                        f"{type(v).__name__}")
+            for n, v in kw.items():
+                if isinstance(v, _NUM):
+                    if n in combo:
+                        raise TypeError(_combo_msg(fname, args, kw))
+                    if n in bad:
+                        raise TypeError(f"{fname}(): argument '{n}' must be Tensor, not "
+                                        f"{type(v).__name__}")
+            return fn(*args, **kw)
+        w.__name__ = fname
+        w.__doc__ = fn.__doc__
+        return w
+
+    for table, method in ((FUNCTIONS, False), (METHODS, True)):
+        base = table.get(name)
+        if base is not None:
+            for k, f in list(table.items()):
+                if f is base:
+                    table[k] = make(f, k, method)
+        ip = METHODS.get(name + "_") if method else None
+        if ip is not None:
+            for k, f in list(table.items()):
+                if f is ip:
+                    table[k] = make(f, k, True)
+
+
+_BOTH = ("input", "other")
+for _n in ("atan2", "fmax", "fmin", "gcd", "lcm", "hypot", "isclose", "ldexp", "logaddexp",
+           "logaddexp2", "logical_and", "logical_or", "logical_xor", "maximum", "minimum",
+           "nextafter", "igamma", "igammac"):
+    _strict(_n, bad=_BOTH)
+_strict("heaviside", bad=("input", "values"))
+_strict("addcmul", bad=("input", "tensor1", "tensor2"))
+_strict("addcdiv", bad=("input", "tensor1", "tensor2"))
+for _n in ("eq", "ne", "lt", "le", "gt", "ge", "copysign", "fmod", "lerp", "clamp_min",
+           "clamp_max"):
+    _strict(_n, combo=("input",))
+_strict("where", combo=("condition",))
+
+
+# ---- variants with their own checks ---------------------------------------------------------
+
+def _wrap_method(name, make):
+    for table in (METHODS, FUNCTIONS):
+        if name in table:
+            table[name] = make(table[name])
+
+
+def _pow_check(fn):
+    def pow(input, exponent, *args, **kw):
+        if (isinstance(exponent, (builtins.int, np.integer)) and not isinstance(
+                exponent, (builtins.bool, np.bool_)) and exponent < 0
+                and isinstance(input, Tensor) and input.dtype.category == 1):
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        return fn(input, exponent, *args, **kw)
+    pow.__doc__ = fn.__doc__
+    return pow
+
+
+for _n in ("pow", "pow_", "__pow__", "__ipow__"):
+    _wrap_method(_n, _pow_check)
+
+
+def _float_power_(fn):
+    def float_power_(self, exponent):
+        other = exponent.dtype if isinstance(exponent, Tensor) else (
+            dt.complex128 if isinstance(exponent, builtins.complex) else dt.float64)
+        want = dt.complex128 if (self.dtype.is_complex or other.is_complex) else dt.float64
+        if self.dtype is not want:
+            raise RuntimeError(f"the base given to float_power_ has dtype {short_name(self.dtype)}"
+                               f" but the operation's result requires dtype {short_name(want)}")
+        return fn(self, exponent)
+    return float_power_
+
+
+def _ldexp_(fn):
+    def ldexp_(self, other):
+        if self.dtype.category < 2:
+            raise RuntimeError(f"ldexp can't be cast to the desired output type "
+                               f"{short_name(self.dtype)}")
+        return fn(self, other)
+    return ldexp_
+
+
+def _abs_(fn):
+    def abs_(self):
+        if self.dtype.is_complex:
+            raise RuntimeError("In-place abs is not supported for complex tensors.")
+        return fn(self)
+    return abs_
+
+
+_wrap_method("float_power_", _float_power_)
+_wrap_method("ldexp_", _ldexp_)
+for _n in ("abs_", "absolute_"):
+    _wrap_method(_n, _abs_)
+METHODS["where"] = _where_method
+METHODS["polygamma"] = _polygamma_method
+METHODS["polygamma_"] = METHODS.pop("_polygamma_method_")
+
+
+def _where_out(fn):
+    def where(condition, input=None, other=None, *, out=None):
+        if input is None and other is None:
+            return FUNCTIONS["nonzero"](condition, as_tuple=True)
+        if out is not None and isinstance(out, Tensor):
+            r = fn(condition, input, other)
+            if r.dtype is not out.dtype:
+                raise RuntimeError(f"Expected out type to be {short_name(r.dtype)} but got "
+                                   f"{short_name(out.dtype)}")
+            return fn(condition, input, other, out=out)
+        return fn(condition, input, other)
+    where.__doc__ = "Mirrors `torch.where`."
+    return where
+
+
+FUNCTIONS["where"] = _where_out(FUNCTIONS["where"])
+
+
+def _clamp_args(fn):
+    def clamp(input, min=None, max=None, **kw):
+        if (min is not None and max is not None
+                and isinstance(min, _NUM) != isinstance(max, _NUM)):
+            raise TypeError(_combo_msg(fn.__name__, (input, min, max)))
+        return fn(input, min, max, **kw)
+    clamp.__name__ = fn.__name__
+    clamp.__doc__ = fn.__doc__
+    return clamp
+
+
+for _n in ("clamp", "clip", "clamp_", "clip_"):
+    _wrap_method(_n, _clamp_args)
+
+
+def _bool_out(name):
+    def make(fn):
+        def f(input, *, out=None):
+            if (out is not None and isinstance(out, Tensor) and out.dtype is not dt.bool_
+                    and not (isinstance(input, Tensor) and input.dtype.is_complex)):
+                raise RuntimeError(f"{name} does not support non-boolean outputs.")
+            return fn(input, out=out)
+        f.__doc__ = fn.__doc__
+        return f
+    FUNCTIONS[name] = make(FUNCTIONS[name])
+
+
+for _n in ("isposinf", "isneginf", "signbit"):
+    _bool_out(_n)
+
+
+def _exact_out(name, msg):
+    fn = FUNCTIONS[name]
+
+    def f(input, other, *, out=None):
+        if out is not None and isinstance(out, Tensor):
+            want = fn(input, other).dtype
+            if out.dtype is not want and (name == "float_power" or out.dtype.category < 2):
+                raise RuntimeError(msg.format(short_name(out.dtype), short_name(want)))
+        return fn(input, other, out=out)
+    f.__doc__ = fn.__doc__
+    FUNCTIONS[name] = f
+
+
+_exact_out("float_power", "the output given to float_power has dtype {} but the operation's "
+           "result requires dtype {}")
+_exact_out("ldexp", "ldexp can't be cast to the desired output type {}")
+
+
+def _div_dispatch(fn, td):
+    def div(input, other, *, rounding_mode=None, **kw):
+        if rounding_mode is None:
+            return td(input, other, **kw)
+        return fn(input, other, rounding_mode=rounding_mode, **kw)
+    div.__doc__ = fn.__doc__
+    return div
+
+
+for _t in (FUNCTIONS, METHODS):
+    for _n in ("div", "divide"):
+        if _n in _t:
+            _t[_n] = _div_dispatch(_t[_n], _t["true_divide"])
+        if _n + "_" in METHODS and _t is METHODS:
+            _t[_n + "_"] = _div_dispatch(_t[_n + "_"], _t["true_divide_"])

@@ -20,6 +20,7 @@ import numpy as np
 
 from .._core import dtype as dt
 from .._core.device import CPU as _CPU
+from .._core.layout import has_internal_overlap, read_impl, write_impl
 from .._core.tensor import Tensor, wrap
 
 OPS = {}          # name -> Op, every registered row
@@ -100,12 +101,15 @@ def _build_kernel(row, sig, statics, compute):
         si = 0
         shapes = []
         for name, k in zip(names, sig):
-            if k == "T" or k == "S":
+            if k == "T" or k == "S" or type(k) is tuple:
                 v = dyn[i]
                 i += 1
+                if type(k) is tuple:  # a strided view: its read is fused into this kernel
+                    v = read_impl(v, dyn[i], k[1], k[2])
+                    i += 1
                 if cnp is not None and (name in promoted or name in scalars):
                     v = jax.lax.convert_element_type(v, cnp)
-                if k == "T":
+                if k != "S":
                     shapes.append(v.shape)
             elif k == "L":
                 v = dyn[i]
@@ -160,6 +164,14 @@ _TP, _TN, _LP, _LN, _S, _C = range(6)
 def run(row, args):
     """Dispatch `row` on positional `args` (one per impl parameter); returns raw JAX output(s)
     and the device of the first tensor operand."""
+    k, dyn, device = prepare(row, args)
+    return k(*dyn), device
+
+
+def prepare(row, args):
+    """The cached kernel for `row` on `args`, its dynamic operands and the operands' device.
+    A tensor that is a strided view of a JAX buffer goes in as (buffer, offset) with its layout
+    in the kernel key, so reading the view is fused into the op's one dispatch."""
     sig = []
     dyn = []
     statics = []
@@ -168,9 +180,17 @@ def run(row, args):
     for kind, v in zip(row.plan, args):
         if kind <= _TN:
             if type(v) is Tensor or isinstance(v, Tensor):
-                sig.append("T")
-                dyn.append(v._value() if v._natural is False or v._st._data is None
-                           else v._st._data)
+                d = v._st._data
+                if d is None:
+                    sig.append("T")
+                    dyn.append(v._value())
+                elif v._natural:
+                    sig.append("T")
+                    dyn.append(d)
+                else:
+                    sig.append(("V", v._size, v._stride))
+                    dyn.append(d)
+                    dyn.append(_device_scalar(v._offset))
                 if device is None:
                     device = v._st.device
                 if kind == _TP:
@@ -217,7 +237,7 @@ def run(row, args):
     k = row.kernels.get(key)
     if k is None:
         k = row.kernels[key] = _build_kernel(row, key[0], key[1], compute)
-    return k(*dyn), device
+    return k, dyn, device
 
 
 _HASHABLE = frozenset((int, float, bool, str, tuple, dt.dtype, type(None)))
@@ -226,16 +246,28 @@ _SCALARS = {}
 
 
 def _device_scalar(v):
-    """A cached 0-d device array for a Python number: passing an array to a jitted kernel is
-    ~4 µs cheaper than passing a Python scalar, and it is still traced (no recompile per value).
-    Only used where the kernel casts the scalar to the compute dtype itself."""
+    """A 0-d device array for a Python number that keeps recurring (`x * 0.5` in a loop):
+    passing an array to a jitted kernel is ~4 us cheaper than passing a Python scalar. A value
+    seen fewer than 3 times is passed as the Python number itself (building an array costs
+    ~10 us, wasted on values that never come back, like a decaying learning rate). Either way
+    the value is traced: no recompile per value."""
     key = (type(v), v)
     a = _SCALARS.get(key)
-    if a is None:
-        if len(_SCALARS) > 4096:
-            _SCALARS.clear()
-        a = _SCALARS[key] = jax.numpy.asarray(v)
+    if a is not None:
+        return a
+    n = _SEEN.get(key, 0) + 1
+    if n < 3:
+        if len(_SEEN) > 8192:
+            _SEEN.clear()
+        _SEEN[key] = n
+        return v
+    if len(_SCALARS) > 4096:
+        _SCALARS.clear()
+    a = _SCALARS[key] = jax.numpy.asarray(v)
     return a
+
+
+_SEEN = {}
 
 
 def _pyscalar(v):
@@ -270,22 +302,51 @@ def call(row, args, out=None):
 
 
 def call_inplace(row, args):
-    """The in-place variant: compute, check, then write through `args[0]`'s storage."""
+    """The in-place variant: compute, check, then write through `args[0]`'s storage. On a
+    strided view of a JAX buffer, read-compute-write is one fused kernel."""
     self = args[0]
-    res, _ = run(row, args)
-    check_inplace(self, res)
-    self._assign(res)
+    st = self._st
+    if self._natural or st._data is None:
+        res, _ = run(row, args)
+        check_inplace(self, res)
+        self._assign(res)
+        return self
+    if has_internal_overlap(self._size, self._stride):
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the "
+                           "tensor before performing the operation.")
+    k, dyn, _ = prepare(row, args)
+    fk = row.kernels.get((k, "inplace"))
+    if fk is None:
+        fk = row.kernels[(k, "inplace")] = _build_inplace(k, self._size, self._stride,
+                                                          self.dtype)
+    st._data = fk(*dyn)
+    self._vc[0] += 1
     return self
 
 
-def check_inplace(self, res):
-    rd = dt._BY_NP[res.dtype]
-    if not dt.can_cast(rd, self.dtype):
-        raise RuntimeError(f"result type {_short(rd)} can't be cast to the desired output type "
-                           f"{_short(self.dtype)}")
-    if res.shape != self._size:
-        raise RuntimeError(f"output with shape {list(self._size)} doesn't match the broadcast "
+def _build_inplace(k, size, stride, dtype):
+    """Fuse `k` (whose first operand is the view being written) with the write-back."""
+    def fused(data, offset, *rest):
+        res = k(data, offset, *rest)
+        check_inplace_arrays(size, dtype, res)
+        return write_impl(data, offset, res, size, stride)
+    return jax.jit(fused)
+
+
+def check_inplace_arrays(size, dtype, res):
+    # PyTorch checks the shape before the dtype
+    if tuple(res.shape) != size:
+        raise RuntimeError(f"output with shape {list(size)} doesn't match the broadcast "
                            f"shape {list(res.shape)}")
+    rd = dt._BY_NP[res.dtype]
+    if not dt.can_cast(rd, dtype):
+        raise RuntimeError(f"result type {_short(rd)} can't be cast to the desired output type "
+                           f"{_short(dtype)}")
+
+
+def check_inplace(self, res):
+    check_inplace_arrays(self._size, self.dtype, res)
 
 
 def write_out(row, res, out):
