@@ -249,9 +249,9 @@ class Tensor:
         return tensor_repr(self)
 
     def __format__(self, spec):
-        if self.dim() == 0 and spec:
+        if self.dim() == 0 and type(self) is Tensor:
             return self.item().__format__(spec)
-        return object.__format__(self, spec) if spec else repr(self)
+        return object.__format__(self, spec)
 
     def __reduce_ex__(self, proto):
         from .._ops.creation import tensor_from_numpy_copy

@@ -286,7 +286,7 @@ _bitwise("bitwise_right_shift", jnp.right_shift,
          {"__rshift__": "fwd", "__rrshift__": "rev", "__irshift__": "inplace"})
 
 
-@op(pointwise=True, inplace=True, family="pointwise", dunders={"__invert__": "unary"})
+@op(pointwise=True, inplace=True, family="pointwise")
 def bitwise_not(input):
     if jnp.issubdtype(input.dtype, jnp.inexact):
         raise RuntimeError(f"\"bitwise_not_cpu\" not implemented for "
@@ -821,3 +821,14 @@ for _t in (FUNCTIONS, METHODS):
             _t[_n] = _div_dispatch(_t[_n], _t["true_divide"])
         if _n + "_" in METHODS and _t is METHODS:
             _t[_n + "_"] = _div_dispatch(_t[_n + "_"], _t["true_divide_"])
+
+
+def _invert(self):
+    """Mirrors `Tensor.__invert__` (`~x`): PyTorch's TypeError for float/complex tensors."""
+    if self.dtype.category > 1:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                        "tensors")
+    return METHODS["bitwise_not"](self)
+
+
+METHODS["__invert__"] = _invert
