@@ -128,7 +128,8 @@ def assert_same(expected, actual, rtol=None, atol=None, path="result", check_str
         if math.isnan(expected):
             assert math.isnan(actual), f"{path}: {expected} vs {actual}"
         else:
-            assert math.isclose(expected, actual, rel_tol=rtol or 1e-6, abs_tol=atol or 1e-9), \
+            assert math.isclose(expected, actual, rel_tol=1e-6 if rtol is None else rtol,
+                                abs_tol=1e-9 if atol is None else atol), \
                 f"{path}: {expected} vs {actual}"
         return
     assert type(expected) is type(actual) and expected == actual, \

@@ -324,3 +324,12 @@ def test_pointwise_special_values(name, dtype, request):
         x = torch.tensor(_SPECIAL, dtype=getattr(torch, dtype))
         return _try(lambda: getattr(torch, name)(*pre, x, *post, **kw))
     check(f)
+
+
+def test_division_by_a_broadcast_scalar_is_correctly_rounded():
+    # XLA would rewrite x / broadcast(3) into x * (1/3): off by one ulp for 5/3, 7/3, ...
+    def f(torch):
+        x = torch.arange(10.)
+        return ((x / 3).tolist(), (x / torch.tensor(3.)).tolist(),
+                torch.div(x, 3.0).tolist(), x.div(torch.full((1,), 7.)).tolist())
+    check(f, rtol=0, atol=0)

@@ -42,6 +42,16 @@ def _bool_sub_check(a, b):
                            "operator instead.")
 
 
+def _exact_div(a, b):
+    """`a / b`, correctly rounded like PyTorch's. XLA rewrites a division by a broadcast operand
+    into a multiplication by its reciprocal (off by an ulp: `arange(10.) / 3`); an optimization
+    barrier on the materialised divisor keeps the true division."""
+    shape = jnp.broadcast_shapes(jnp.shape(a), jnp.shape(b))
+    if jnp.shape(b) != shape:
+        b = lax.optimization_barrier(jnp.broadcast_to(b, shape))
+    return a / b
+
+
 # ---- arithmetic ------------------------------------------------------------------------------
 
 @op(pointwise=True, tensors=("input", "other"), scalars=("alpha",), inplace=True,
@@ -78,7 +88,7 @@ def div(input, other, *, rounding_mode=None):
         if not jnp.issubdtype(input.dtype, jnp.inexact):
             f = dt.get_default_dtype().np
             input, other = input.astype(f), other.astype(f)
-        return input / other
+        return _exact_div(input, other)
     if rounding_mode not in ("trunc", "floor"):
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
                            f"but found '{rounding_mode}'")
@@ -88,7 +98,7 @@ def div(input, other, *, rounding_mode=None):
         if rounding_mode == "trunc":
             return lax.div(input, other)
         return jnp.floor_divide(input, other)
-    q = input / other
+    q = _exact_div(input, other)
     return jnp.trunc(q) if rounding_mode == "trunc" else _floor_div_float(input, other)
 
 
@@ -103,11 +113,11 @@ def _to_float(x, f):
 def _floor_div_float(a, b):
     """PyTorch's float floor division (div_floor_floating): matches Python's `//` on floats."""
     mod = jnp.fmod(a, b)
-    div = (a - mod) / b
+    div = _exact_div(a - mod, b)
     div = jnp.where((mod != 0) & ((b < 0) != (mod < 0)), div - 1, div)
     floordiv = jnp.floor(div)
     floordiv = jnp.where(div - floordiv > 0.5, floordiv + 1, floordiv)
-    return jnp.where(div != 0, floordiv, jnp.copysign(jnp.zeros_like(div), a / b))
+    return jnp.where(div != 0, floordiv, jnp.copysign(jnp.zeros_like(div), _exact_div(a, b)))
 
 
 @op(pointwise=True, tensors=("input", "other"), inplace=True, method=True, family="pointwise",
@@ -115,7 +125,7 @@ def _floor_div_float(a, b):
     dunders={"__truediv__": "fwd", "__rtruediv__": "rev", "__itruediv__": "inplace",
              "__div__": "fwd", "__rdiv__": "rev", "__idiv__": "inplace"})
 def true_divide(input, other):
-    return input / other
+    return _exact_div(input, other)
 
 
 @op(pointwise=True, tensors=("input", "other"), inplace=True, family="pointwise",
@@ -206,7 +216,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
                            "and as (input + value * tensor1 / tensor2) for float inputs. The "
                            "future addcdiv behavior is just the latter implementation: (input + "
                            "value * tensor1 / tensor2), for all dtypes.")
-    return input + value * (tensor1 / tensor2)
+    return input + value * _exact_div(tensor1, tensor2)
 
 
 # ---- binary math (same dtype in and out, floats for ints where PyTorch does) -----------------
