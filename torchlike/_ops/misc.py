@@ -1,0 +1,236 @@
+"""Tensor odds and ends that are not ops of a family: membership, element-wise Python callbacks,
+memory-placement no-ops, conjugate/negative bits, legacy `new`, and a few small composites
+(`dist`, `cov`, `corrcoef`, `renorm`, `fill_diagonal_`)."""
+import builtins
+import math
+
+import numpy as np
+
+from .._core import dtype as dt
+from .._core.tensor import Tensor
+from .registry import FUNCTIONS, METHODS, function
+
+
+def _method(fn, name=None):
+    METHODS[name or fn.__name__] = fn
+    return fn
+
+
+@_method
+def __contains__(self, element):
+    """Mirrors `Tensor.__contains__`: `element in tensor`."""
+    if isinstance(element, (Tensor, builtins.int, builtins.float, builtins.bool,
+                            builtins.complex)):
+        return bool((self == element).any())
+    raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                       f"{type(element)}.")
+
+
+@_method
+def apply_(self, callable):
+    """Mirrors `Tensor.apply_` (CPU only, element by element in Python)."""
+    a = np.vectorize(callable, otypes=[self.dtype.np])(np.asarray(self._value()))
+    self.copy_(FUNCTIONS["tensor"](a, dtype=self.dtype))
+    return self
+
+
+@_method
+def map_(self, tensor, callable):
+    """Mirrors `Tensor.map_`."""
+    if tensor.dtype is not self.dtype:
+        raise TypeError(f"map_: expected torch.{self.dtype._tensor_type} for 'other' (got "
+                        f"torch.{tensor.dtype._tensor_type})")
+    b = np.broadcast_to(np.asarray(tensor._value()), self._size)
+    a = np.vectorize(callable, otypes=[self.dtype.np])(np.asarray(self._value()), b)
+    self.copy_(FUNCTIONS["tensor"](a, dtype=self.dtype))
+    return self
+
+
+@_method
+def pin_memory(self, device=None):
+    """Mirrors `Tensor.pin_memory`: host memory is already what XLA:CPU reads (a copy)."""
+    return self.clone()
+
+
+@_method
+def is_pinned(self, device=None):
+    return False
+
+
+@_method
+def share_memory_(self):
+    """Mirrors `Tensor.share_memory_` (a no-op: storages move between processes by pickling)."""
+    return self
+
+
+@_method
+def is_shared(self):
+    return False
+
+
+@_method
+def is_inference(self):
+    return False
+
+
+@_method
+def is_conj(self):
+    """Always False: torchlike conjugates eagerly (no lazy conjugate bit)."""
+    return False
+
+
+@_method
+def is_neg(self):
+    """Always False: torchlike negates eagerly (no lazy negative bit)."""
+    return False
+
+
+@_method
+def resolve_conj(self):
+    return self
+
+
+@_method
+def resolve_neg(self):
+    return self
+
+
+FUNCTIONS["resolve_conj"] = resolve_conj
+FUNCTIONS["resolve_neg"] = resolve_neg
+FUNCTIONS["is_conj"] = is_conj
+FUNCTIONS["is_neg"] = is_neg
+FUNCTIONS["is_inference"] = is_inference
+
+
+@_method
+def dim_order(self, *, ambiguity_check=False):
+    """Mirrors `Tensor.dim_order`: dims from outermost to innermost by stride."""
+    return tuple(sorted(range(self.dim()), key=lambda d: (-self._stride[d], d)))
+
+
+def _real(self):
+    if self.dtype.is_complex:
+        raise NotImplementedError("Tensor.real of a complex tensor (a view into its storage) is "
+                                  "not available in torchlike yet")
+    return self
+
+
+def _imag(self):
+    if self.dtype.is_complex:
+        raise NotImplementedError("Tensor.imag of a complex tensor (a view into its storage) is "
+                                  "not available in torchlike yet")
+    raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+
+
+METHODS["real"] = property(_real)
+METHODS["imag"] = property(_imag)
+FUNCTIONS["real"] = _real
+FUNCTIONS["imag"] = _imag
+
+
+@_method
+def new(self, *args, **kwargs):
+    """Mirrors the legacy `Tensor.new(...)`: same dtype and device as `self`."""
+    from .creation import legacy_constructor
+    kwargs.setdefault("device", self.device)
+    return legacy_constructor(Tensor, args, kwargs, self.dtype)
+
+
+@_method
+def fill_diagonal_(self, fill_value, wrap=False):
+    """Mirrors `Tensor.fill_diagonal_`."""
+    n = self.dim()
+    if n < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if n > 2 and len(set(self._size)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    size = min(self._size)
+    step = sum(self._stride)
+    count = size
+    if wrap and n == 2 and self._size[0] > self._size[1] + 1:
+        count = (self._size[0] * self._size[1] + self._size[1]) // (self._size[1] + 1)
+    if n == 2 and wrap:
+        rows = [i * (self._size[1] + 1) for i in range(count)]
+        flat_pos = [r for r in rows if r < self._size[0] * self._size[1]]
+        for p in flat_pos:
+            self.select(0, p // self._size[1]).select(0, p % self._size[1]).fill_(fill_value)
+        return self
+    diag = self.as_strided((size,), (step,), self._offset)
+    diag.fill_(fill_value)
+    return self
+
+
+@function()
+def dist(input, other, p=2):
+    """Mirrors `torch.dist`: the p-norm of `input - other`."""
+    return (input - other).norm(p)
+
+
+@function()
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """Mirrors `torch.cov` (rows are variables, columns observations)."""
+    if input.dim() > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an "
+                           f"input with {input.dim()} dimensions")
+    x = input if input.dim() == 2 else input.view(1, -1)
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        x = x.to(dt.get_default_dtype())
+    w = fweights
+    if aweights is not None:
+        w = aweights if w is None else w * aweights
+    if w is None:
+        w_sum = FUNCTIONS["scalar_tensor"](x.shape[1], dtype=dt.int64)
+        avg = x.sum(1) / w_sum
+        norm = w_sum - correction
+    else:
+        w_sum = w.sum()
+        avg = (x * w).sum(1) / w_sum
+        if correction != 0 and aweights is not None:
+            norm = w_sum - correction * (w * aweights).sum() / w_sum
+        else:
+            norm = w_sum - correction
+    if bool(norm <= 0):
+        import warnings
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the number of observations.", UserWarning, stacklevel=2)
+        norm = norm * 0
+    xm = x - avg.unsqueeze(1)
+    c = xm.mm((xm if w is None else xm * w).t().conj())
+    return FUNCTIONS["true_divide"](c, norm).squeeze()
+
+
+@function()
+def corrcoef(input):
+    """Mirrors `torch.corrcoef`."""
+    c = cov(input)
+    if c.dim() == 0:
+        return c / c
+    d = c.diagonal()
+    stddev = d.sqrt()
+    c = c / stddev.view(-1, 1)
+    c = c / stddev.view(1, -1)
+    return c.clamp(-1, 1) if not c.dtype.is_complex else c
+
+
+@function()
+def renorm(input, p, dim, maxnorm):
+    """Mirrors `torch.renorm`: rescale sub-tensors along `dim` to norm at most `maxnorm`."""
+    d = dim + input.dim() if dim < 0 else dim
+    others = [i for i in range(input.dim()) if i != d]
+    norms = input.norm(p, dim=others, keepdim=True)
+    factor = FUNCTIONS["where"](norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
+    return input * factor.to(input.dtype)
+
+
+def renorm_(self, p, dim, maxnorm):
+    return self.copy_(renorm(self, p, dim, maxnorm))
+
+
+METHODS["renorm_"] = renorm_
+
+
+@_method
+def storage_type(self):
+    """Mirrors `Tensor.storage_type` (a class named like `torch.FloatStorage`)."""
+    name = self.dtype._tensor_type.replace("Tensor", "Storage")
+    return type(name, (), {"__module__": "torch"})
