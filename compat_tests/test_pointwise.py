@@ -151,14 +151,6 @@ def _forms(name, dtype, other_dtype=None):
 # Known remaining differences (see the module docstring of torchlike/_ops/pointwise.py and the
 # task report): run, but not required to pass. Remove an entry once it is fixed.
 KNOWN_DIFF = {
-    'addcdiv-bool',
-    'addcdiv-bool-int32',
-    'addcdiv-int32',
-    'addcdiv-int32-complex64',
-    'addcdiv-int64',
-    'addcdiv-int64-float32',
-    'addcdiv-uint8',
-    'addcdiv-uint8-int64',
     'atan2-int32-complex64',
     'bitwise_and-int32-complex64',
     'bitwise_and-int64-float32',
@@ -194,16 +186,10 @@ KNOWN_DIFF = {
     'clamp_min-complex64',
     'clamp_min-int32-complex64',
     'copysign-int32-complex64',
-    'div-bool',
-    'div-bool-int32',
     'float32-polygamma',
     'float32-relu',
-    'float32-sgn',
-    'float32-sign',
     'float64-polygamma',
     'float64-relu',
-    'float64-sgn',
-    'float64-sign',
     'floor_divide-bool',
     'floor_divide-bool-int32',
     'floor_divide-int32-complex64',
@@ -280,8 +266,6 @@ KNOWN_DIFF = {
     'remainder-bool',
     'remainder-bool-int32',
     'remainder-int32-complex64',
-    'true_divide-bool',
-    'true_divide-bool-int32',
     'xlogy-int32-complex64',
 }
 

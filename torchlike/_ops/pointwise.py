@@ -204,11 +204,8 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     return input + value * tensor1 * tensor2
 
 
-@op(pointwise=True, tensors=("input", "tensor1", "tensor2"), scalars=("value",), inplace=True,
-    family="pointwise")
-def addcdiv(input, tensor1, tensor2, *, value=1):
-    if not jnp.issubdtype(tensor1.dtype, jnp.inexact) and not jnp.issubdtype(tensor2.dtype,
-                                                                               jnp.inexact):
+def _addcdiv_check(input, tensor1, tensor2, value=None):
+    if tensor1.category < 2 and tensor2.category < 2:
         raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future "
                            " release addcdiv will perform a true division of tensor1 and tensor2. "
                            "The historic addcdiv behavior can be implemented as (input + value * "
@@ -216,6 +213,11 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
                            "and as (input + value * tensor1 / tensor2) for float inputs. The "
                            "future addcdiv behavior is just the latter implementation: (input + "
                            "value * tensor1 / tensor2), for all dtypes.")
+
+
+@op(pointwise=True, tensors=("input", "tensor1", "tensor2"), scalars=("value",), inplace=True,
+    family="pointwise", check=_addcdiv_check)
+def addcdiv(input, tensor1, tensor2, *, value=1):
     return input + value * _exact_div(tensor1, tensor2)
 
 
@@ -337,8 +339,17 @@ _unary("floor", _keep_int(jnp.floor))
 _unary("trunc", _keep_int(jnp.trunc), aliases=("fix",))
 _unary("frac", lambda x: x - jnp.trunc(x))
 _unary("square", lambda x: x * x if x.dtype != jnp.bool_ else x.astype(jnp.int64))
-_unary("sign", lambda x: jnp.sign(x) if x.dtype != jnp.bool_ else x)
-_unary("sgn", lambda x: x if x.dtype == jnp.bool_ else jnp.sign(x))
+def _sign(x):
+    """PyTorch's sign: 0 for NaN and for -0.0 (jnp.sign keeps both)."""
+    if x.dtype == jnp.bool_:
+        return x
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        return (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)
+    return jnp.sign(x)
+
+
+_unary("sign", _sign)
+_unary("sgn", lambda x: jnp.sign(x) if jnp.iscomplexobj(x) else _sign(x))
 _unary("signbit", jnp.signbit, inplace=False)
 _unary("positive", lambda x: x, inplace=False, dunders={"__pos__": "unary"}, out=False)
 _unary("isnan", jnp.isnan, inplace=False, out=False)
