@@ -36,7 +36,7 @@ class Op:
 
     __slots__ = ("name", "impl", "pointwise", "promote", "params", "names", "tensors", "lists",
                  "scalars", "promoted", "returns", "kernels", "dtypes", "family", "differentiable",
-                 "nondiff_outputs", "check", "plan", "aliases", "dtype_error")
+                 "nondiff_outputs", "check", "plan", "aliases")
 
     def __repr__(self):
         return f"<op {self.name}>"
@@ -58,8 +58,6 @@ def _promotion(row, psig):
         else:
             zeros.append(d)
     r = dt.result_type_of(dims, zeros, scalars)
-    if row.dtype_error is not None and r is not None:
-        row.dtype_error(r)
     if callable(kind):
         return kind(r)
     if r is None:
@@ -469,7 +467,6 @@ def op(name=None, *, pointwise=False, promote="default", tensors=None, lists=(),
         row.differentiable = differentiable
         row.nondiff_outputs = nondiff_outputs
         row.check = check
-        row.dtype_error = None  # set by a family: raises for an unsupported promoted dtype
         row.aliases = tuple(aliases) + tuple(method_only_aliases)
         row.plan = tuple(
             (_TP if n in row.promoted else _TN) if n in row.tensors else
