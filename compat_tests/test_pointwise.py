@@ -317,3 +317,25 @@ def test_division_by_a_broadcast_scalar_is_correctly_rounded():
         return ((x / 3).tolist(), (x / torch.tensor(3.)).tolist(),
                 torch.div(x, 3.0).tolist(), x.div(torch.full((1,), 7.)).tolist())
     check(f, rtol=0, atol=0)
+
+
+DIV_BY_ZERO = {
+    "int_floordiv_scalar": lambda t: t.tensor([1, 2]) // 0,
+    "int_mod_scalar": lambda t: t.tensor([1, 2]) % 0,
+    "int_div_trunc": lambda t: t.div(t.tensor([1]), 0, rounding_mode="trunc"),
+    "int_div_floor_tensor": lambda t: t.tensor([3, 4]).div(t.tensor([1, 0]), rounding_mode="floor"),
+    "int_floordiv_tensor": lambda t: t.tensor([1, 2]) // t.tensor([1, 0]),
+    "int_fmod": lambda t: t.fmod(t.tensor([1, 2]), 0),
+    "int_rfloordiv": lambda t: 7 // t.tensor([1, 0]),
+    "int_inplace_view": lambda t: t.arange(6).view(2, 3).t().floor_divide_(0),
+    "int_true_div_ok": lambda t: t.tensor([1, 2]) / 0,
+    "int_no_zero_ok": lambda t: t.tensor([7, -7]) // t.tensor([2, 2]),
+    "float_floordiv_zero": lambda t: t.tensor([1.0, -1.0, 0.0]) // 0,
+    "float_mod_zero": lambda t: t.tensor([1.0, -1.0]) % 0,
+    "float_fmod_zero": lambda t: t.fmod(t.tensor([1.0, -1.0]), 0.0),
+}
+
+
+@pytest.mark.parametrize("name", list(DIV_BY_ZERO))
+def test_division_by_zero(name):
+    check(DIV_BY_ZERO[name])

@@ -82,7 +82,7 @@ def mul(input, other):
 
 
 @op(pointwise=True, tensors=("input", "other"), inplace=True, aliases=("divide",),
-    family="pointwise")
+    family="pointwise", divisor="other", divisor_when=lambda a: a[2] is not None)
 def div(input, other, *, rounding_mode=None):
     if rounding_mode is None:
         if not jnp.issubdtype(input.dtype, jnp.inexact):
@@ -117,7 +117,9 @@ def _floor_div_float(a, b):
     div = jnp.where((mod != 0) & ((b < 0) != (mod < 0)), div - 1, div)
     floordiv = jnp.floor(div)
     floordiv = jnp.where(div - floordiv > 0.5, floordiv + 1, floordiv)
-    return jnp.where(div != 0, floordiv, jnp.copysign(jnp.zeros_like(div), _exact_div(a, b)))
+    q = _exact_div(a, b)
+    floordiv = jnp.where(div != 0, floordiv, jnp.copysign(jnp.zeros_like(div), q))
+    return jnp.where(b == 0, q, floordiv)  # x // 0.0 is ±inf or nan, as a / b
 
 
 @op(pointwise=True, tensors=("input", "other"), inplace=True, method=True, family="pointwise",
@@ -129,7 +131,8 @@ def true_divide(input, other):
 
 
 @op(pointwise=True, tensors=("input", "other"), inplace=True, family="pointwise",
-    dunders={"__floordiv__": "fwd", "__rfloordiv__": "rev", "__ifloordiv__": "inplace"})
+    dunders={"__floordiv__": "fwd", "__rfloordiv__": "rev", "__ifloordiv__": "inplace"},
+    divisor="other")
 def floor_divide(input, other):
     if input.dtype == jnp.bool_:
         raise RuntimeError("\"div_floor_cpu\" not implemented for 'Bool'")
@@ -139,7 +142,7 @@ def floor_divide(input, other):
 
 
 @op(pointwise=True, tensors=("input", "other"), inplace=True, family="pointwise",
-    dunders={"__mod__": "fwd", "__rmod__": "rev", "__imod__": "inplace"})
+    dunders={"__mod__": "fwd", "__rmod__": "rev", "__imod__": "inplace"}, divisor="other")
 def remainder(input, other):
     if input.dtype == jnp.bool_:
         raise RuntimeError("\"remainder_cpu\" not implemented for 'Bool'")
@@ -149,7 +152,8 @@ def remainder(input, other):
     return jnp.where((mod != 0) & ((other < 0) != (mod < 0)), mod + other, mod)
 
 
-@op(pointwise=True, tensors=("input", "other"), inplace=True, family="pointwise")
+@op(pointwise=True, tensors=("input", "other"), inplace=True, family="pointwise",
+    divisor="other")
 def fmod(input, other):
     if input.dtype == jnp.bool_:
         raise RuntimeError("\"fmod_cpu\" not implemented for 'Bool'")

@@ -36,7 +36,7 @@ class Op:
 
     __slots__ = ("name", "impl", "pointwise", "promote", "params", "names", "tensors", "lists",
                  "scalars", "promoted", "returns", "kernels", "dtypes", "family", "differentiable",
-                 "nondiff_outputs", "check", "plan", "aliases")
+                 "nondiff_outputs", "check", "plan", "aliases", "divisor", "divisor_when")
 
     def __repr__(self):
         return f"<op {self.name}>"
@@ -165,7 +165,31 @@ def run(row, args):
     """Dispatch `row` on positional `args` (one per impl parameter); returns raw JAX output(s)
     and the device of the first tensor operand."""
     k, dyn, device = prepare(row, args)
+    if row.divisor is not None:
+        _check_integer_divisor(row, args)
     return k(*dyn), device
+
+
+@jax.jit
+def _any_zero(a):
+    return jax.numpy.any(a == 0)
+
+
+def _integral(v):
+    if isinstance(v, Tensor):
+        return v.dtype.category == 1
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _check_integer_divisor(row, args):
+    """PyTorch's integer division by zero raises (a host check, as PyTorch's kernel makes)."""
+    d = args[row.divisor]
+    if not (_integral(args[0]) and _integral(d)):
+        return
+    if row.divisor_when is not None and not row.divisor_when(args):
+        return
+    if (d == 0) if not isinstance(d, Tensor) else bool(_any_zero(d._value())):
+        raise RuntimeError("ZeroDivisionError")
 
 
 def prepare(row, args):
@@ -316,6 +340,8 @@ def call_inplace(row, args):
                            "tensor refers to a single memory location. Please clone() the "
                            "tensor before performing the operation.")
     k, dyn, _ = prepare(row, args)
+    if row.divisor is not None:
+        _check_integer_divisor(row, args)
     fk = row.kernels.get((k, "inplace"))
     if fk is None:
         fk = row.kernels[(k, "inplace")] = _build_inplace(k, self._size, self._stride,
@@ -437,7 +463,7 @@ def _make(name, params_src, body, namespace):
 def op(name=None, *, pointwise=False, promote="default", tensors=None, lists=(), scalars=(),
        promoted=None, method=True, function=True, inplace=False, out=True, dunders=None,
        aliases=(), method_only_aliases=(), returns=None, family="misc", differentiable=True,
-       nondiff_outputs=(), check=None):
+       nondiff_outputs=(), check=None, divisor=None, divisor_when=None):
     """Register a pure JAX function as a torch op (one op-table row).
 
     `tensors` name the parameters that take tensors (or Python numbers, promoted as PyTorch's
@@ -446,6 +472,8 @@ def op(name=None, *, pointwise=False, promote="default", tensors=None, lists=(),
     promotion kind: "default", "int_to_float", None (no casting) or a callable on the promoted
     dtype. `dunders` maps dunder names to 'fwd', 'rev' or 'inplace'. `check(*dtypes)` sees the
     operands' original dtypes (before casting) once per dtype signature and may raise.
+    `divisor` names the parameter whose zeros make an integer division raise PyTorch's
+    ZeroDivisionError (optionally only when `divisor_when(args)` holds).
     """
     def register(impl):
         row = Op()
@@ -468,6 +496,8 @@ def op(name=None, *, pointwise=False, promote="default", tensors=None, lists=(),
         row.nondiff_outputs = nondiff_outputs
         row.check = check
         row.aliases = tuple(aliases) + tuple(method_only_aliases)
+        row.divisor = row.names.index(divisor) if divisor else None
+        row.divisor_when = divisor_when
         row.plan = tuple(
             (_TP if n in row.promoted else _TN) if n in row.tensors else
             (_LP if n in row.promoted else _LN) if n in row.lists else
