@@ -165,9 +165,10 @@ def run(row, args):
     """Dispatch `row` on positional `args` (one per impl parameter); returns raw JAX output(s)
     and the device of the first tensor operand."""
     k, dyn, device = prepare(row, args)
-    if row.divisor is not None:
+    res = k(*dyn)
+    if row.divisor is not None:  # after the kernel: shape errors come first, as in PyTorch
         _check_integer_divisor(row, args)
-    return k(*dyn), device
+    return res, device
 
 
 @jax.jit
@@ -331,8 +332,11 @@ def call_inplace(row, args):
     self = args[0]
     st = self._st
     if self._natural or st._data is None:
-        res, _ = run(row, args)
+        k, dyn, _ = prepare(row, args)
+        res = k(*dyn)
         check_inplace(self, res)
+        if row.divisor is not None:
+            _check_integer_divisor(row, args)
         self._assign(res)
         return self
     if has_internal_overlap(self._size, self._stride):
@@ -340,13 +344,14 @@ def call_inplace(row, args):
                            "tensor refers to a single memory location. Please clone() the "
                            "tensor before performing the operation.")
     k, dyn, _ = prepare(row, args)
-    if row.divisor is not None:
-        _check_integer_divisor(row, args)
     fk = row.kernels.get((k, "inplace"))
     if fk is None:
         fk = row.kernels[(k, "inplace")] = _build_inplace(k, self._size, self._stride,
                                                           self.dtype)
-    st._data = fk(*dyn)
+    new = fk(*dyn)
+    if row.divisor is not None:
+        _check_integer_divisor(row, args)
+    st._data = new
     self._vc[0] += 1
     return self
 
