@@ -285,14 +285,16 @@ def _device_scalar(v):
         if len(_SEEN) > 8192:
             _SEEN.clear()
         _SEEN[key] = n
-        return v
+        # a NumPy scalar has the same abstract value as the cached array: one compiled program
+        return _NP_SCALAR[type(v)](v)
     if len(_SCALARS) > 4096:
         _SCALARS.clear()
-    a = _SCALARS[key] = jax.numpy.asarray(v)
+    a = _SCALARS[key] = jax.numpy.asarray(_NP_SCALAR[type(v)](v))
     return a
 
 
 _SEEN = {}
+_NP_SCALAR = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}
 
 
 def _pyscalar(v):
