@@ -82,7 +82,8 @@ class Tensor:
         return layout.is_contiguous(self._size, self._stride)
 
     def data_ptr(self):
-        if self._st.numel == 0:
+        """Mirrors `Tensor.data_ptr` (0 for a tensor with no elements, as PyTorch)."""
+        if 0 in self._size:
             return 0
         return self._st.ptr + self._offset * self.dtype.itemsize
 
