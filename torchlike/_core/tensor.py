@@ -10,6 +10,7 @@ import numpy as np
 from . import dtype as dt
 from . import layout
 from .device import CPU
+from .grad_state import ENABLED as _GRAD
 from .size import Size
 from .storage import Storage, TypedStorage, UntypedStorage
 
@@ -418,9 +419,14 @@ def _alias(src, size, stride, offset):
                 src._base if src._base is not None else src)
 
 
-def make_view(src, size, stride, offset):
-    """A view of `src` (its `_base` is the root base), as PyTorch's view ops return."""
-    return _alias(src, size, stride, offset)
+def make_view(src, size, stride, offset, name="AsStridedBackward0"):
+    """A view of `src` (its `_base` is the root base), as PyTorch's view ops return; when `src`
+    requires grad (and grad mode is on) the view gets node `name` of the autograd graph."""
+    t = _alias(src, size, stride, offset)
+    if src._requires_grad and _GRAD[0]:
+        from ..autograd.function import record_view
+        record_view(src, t, name)
+    return t
 
 
 def _read(t):

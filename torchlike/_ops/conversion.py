@@ -1,5 +1,7 @@
 """Copies and conversions: `clone`, `copy_`, `to`, `type`, `float()`/`long()`/..., `cpu`/`cuda`,
 `fill_`, `zero_`, `resize_`, `type_as`."""
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -8,6 +10,7 @@ from .._core import device as dev
 from .._core import dtype as dt
 from .._core import layout
 from .._core.casting import cast
+from .._core.grad_state import ENABLED as _GRAD
 from .._core.tensor import Tensor, wrap
 from .registry import FUNCTIONS, METHODS, OPS, _check_broadcast
 
@@ -40,10 +43,16 @@ def _reshape_jit(size):
     return f
 
 
+def _identity(a):
+    return a
+
+
 def clone(input, *, memory_format=None):
-    """Mirrors `torch.clone`: a new storage with the same values (contiguous)."""
-    t = wrap(input._value(), input.device, input.dtype)
-    return t
+    """Mirrors `torch.clone`: a new storage with the same values (contiguous); differentiable."""
+    if _GRAD[0] and input._requires_grad:
+        from ..autograd.function import apply_jax
+        return apply_jax(_identity, [input], "CloneBackward0")[0]
+    return wrap(input._value(), input.device, input.dtype)
 
 
 def _to_device_array(a, d):
@@ -56,17 +65,31 @@ def _convert(self, dtype=None, device=None, copy=False):
     dtype = dtype or self.dtype
     if not copy and dtype is self.dtype and d == self.device:
         return self
-    a = self._value()
-    if dtype is not self.dtype:
-        if self.dtype.is_complex and not dtype.is_complex:
-            import warnings
-            warnings.warn("Casting complex values to real discards the imaginary part",
-                          UserWarning, stacklevel=3)
-            a = jnp.real(a)
-        a = _cast_kernel(dtype)(a)
-    if d != self.device:
-        a = _to_device_array(a, d)
-    return wrap(a, d, dtype)
+    if dtype is not self.dtype and self.dtype.is_complex and not dtype.is_complex:
+        import warnings
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      UserWarning, stacklevel=3)
+    if _GRAD[0] and self._requires_grad and (dtype.is_floating_point or dtype.is_complex):
+        from ..autograd.function import apply_jax
+        return apply_jax(_to_fn(dtype, d), [self], "ToCopyBackward0", device=d)[0]
+    return wrap(_to_fn(dtype, d)(self._value()), d, dtype)
+
+
+@functools.lru_cache(maxsize=None)
+def _to_fn(dtype, d):
+    """The conversion of one array to `dtype` on device `d` (a cast kernel, then a transfer)."""
+    def to(a):
+        if a.dtype != dtype.np:
+            if a.dtype.kind == "c" and dtype.np.kind != "c":
+                a = jnp.real(a)
+            a = _cast_kernel(dtype)(a)
+        return _to_device_array(a, d) if d.type != "cpu" or _on_gpu(a) else a
+    return to
+
+
+def _on_gpu(a):
+    from .._core.device import gpus
+    return bool(gpus()) and a.devices() != {dev.cpu_jax_device()}
 
 
 _CASTS = {}
@@ -164,8 +187,30 @@ _register(type_, "type")
 _register(type_as)
 
 
+def _needs_autograd(self, src=None):
+    return _GRAD[0] and (self._requires_grad or (isinstance(src, Tensor) and src._requires_grad))
+
+
+@functools.lru_cache(maxsize=None)
+def _copy_fn(size, npd):
+    def copy(dst, src):
+        if src.dtype.kind == "c" and npd.kind != "c":
+            src = jnp.real(src)
+        return jnp.broadcast_to(cast(src, npd), size)
+    return copy
+
+
+@functools.lru_cache(maxsize=None)
+def _fill_fn(size, npd):
+    return lambda dst, v: jnp.full(size, _convert_scalar(v, npd), npd)
+
+
 def copy_(self, src, non_blocking=False):
     """Mirrors `Tensor.copy_`: broadcast `src` into `self`, any dtype conversion allowed."""
+    if _needs_autograd(self, src) and isinstance(src, Tensor):
+        _check_broadcast((self._size, src._size))
+        from ..autograd.inplace import inplace_apply
+        return inplace_apply(self, "CopyBackwards", _copy_fn(self._size, self.dtype.np), [src])
     if isinstance(src, Tensor):
         _check_broadcast((self._size, src._size))
         if layout.numel(src._size) and len(src._size) > len(self._size) or any(
@@ -220,12 +265,21 @@ def _convert_scalar(v, npd):
 
 def fill_(self, value):
     """Mirrors `Tensor.fill_` (the value is traced: no recompile per value)."""
+    if _needs_autograd(self, value):
+        from ..autograd.inplace import inplace_apply
+        if isinstance(value, Tensor) and value.dim() != 0:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
+                               f"with {value.dim()} dimensions.")
+        return inplace_apply(self, "FillBackward0", _fill_fn(self._size, self.dtype.np), [value])
     self._assign(_full_array(self, value))
     return self
 
 
 def zero_(self):
     """Mirrors `Tensor.zero_`."""
+    if _needs_autograd(self):
+        from ..autograd.inplace import inplace_apply
+        return inplace_apply(self, "ZeroBackward0", _fill_fn(self._size, self.dtype.np), [0])
     self._assign(_full_array(self, 0))
     return self
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from .._core import dtype as dt
 from .._core import layout
+from .._core.grad_state import ENABLED as _GRAD
 from .._core.tensor import Tensor, _wrap_dim, make_view, wrap
 from .registry import FUNCTIONS, METHODS, OPS, _check_broadcast, _write_one_out, short_name
 
@@ -303,11 +304,16 @@ def getitem(self, index):
     if not self._size:
         _zero_dim_check(index)
     size, stride, offset, advanced = _basic(self, index)
+    name = "SelectBackward0" if isinstance(index, int) else "SliceBackward0" if isinstance(
+        index, slice) else "AsStridedBackward0"
     if advanced is None:
-        return make_view(self, size, stride, offset)
-    base = make_view(self, size, stride, offset)
+        return make_view(self, size, stride, offset, name)
+    base = make_view(self, size, stride, offset, name)
     dims, idxs = _expand_advanced(advanced)
     _check_bounds(size, dims, idxs)
+    if base._requires_grad and _GRAD[0]:
+        from ..autograd.function import apply_jax
+        return apply_jax(_gather_kernel(dims), [base, *idxs], "IndexBackward0")[0]
     out = _gather_kernel(dims)(base._value(), *idxs)
     return wrap(out, self.device)
 

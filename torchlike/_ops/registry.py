@@ -20,6 +20,7 @@ import numpy as np
 
 from .._core import dtype as dt
 from .._core.device import CPU as _CPU
+from .._core.grad_state import ENABLED as _GRAD
 from .._core.layout import has_internal_overlap, read_impl, write_impl
 from .._core.tensor import Tensor, wrap
 
@@ -164,7 +165,7 @@ _TP, _TN, _LP, _LN, _S, _C = range(6)
 def run(row, args):
     """Dispatch `row` on positional `args` (one per impl parameter); returns raw JAX output(s)
     and the device of the first tensor operand."""
-    k, dyn, device = prepare(row, args)
+    k, dyn, device, _ = prepare(row, args)
     res = k(*dyn)
     if row.divisor is not None:  # after the kernel: shape errors come first, as in PyTorch
         _check_integer_divisor(row, args)
@@ -202,11 +203,19 @@ def prepare(row, args):
     statics = []
     psig = []
     device = None
+    grad_on = _GRAD[0]
+    tracked = None
     for kind, v in zip(row.plan, args):
         if kind <= _TN:
             if type(v) is Tensor or isinstance(v, Tensor):
                 d = v._st._data
-                if d is None:
+                if grad_on and v._requires_grad:
+                    if tracked is None:
+                        tracked = []
+                    tracked.append((len(dyn), v))
+                    sig.append("T")
+                    dyn.append(v._value())
+                elif d is None:
                     sig.append("T")
                     dyn.append(v._value())
                 elif v._natural:
@@ -241,6 +250,10 @@ def prepare(row, args):
                 if not isinstance(t, Tensor):
                     raise TypeError(f"expected Tensor as element {len(arrs)} in argument 0, but "
                                     f"got {type(t).__name__}")
+                if grad_on and t._requires_grad:
+                    if tracked is None:
+                        tracked = []
+                    tracked.append(((len(dyn), len(arrs)), t))
                 arrs.append(t._value())
                 if device is None:
                     device = t._st.device
@@ -262,7 +275,7 @@ def prepare(row, args):
     k = row.kernels.get(key)
     if k is None:
         k = row.kernels[key] = _build_kernel(row, key[0], key[1], compute)
-    return k, dyn, device
+    return k, dyn, device, tracked
 
 
 _HASHABLE = frozenset((int, float, bool, str, tuple, dt.dtype, type(None)))
@@ -319,13 +332,66 @@ def _wrap_one(o, device):
 
 
 def call(row, args, out=None):
-    """The function/method variant: new tensors, or written into `out`."""
-    res, device = run(row, args)
+    """The function/method variant: new tensors, or written into `out`. When an operand
+    requires grad (and grad mode is on) the outputs get a node of the autograd graph."""
+    k, dyn, device, tracked = prepare(row, args)
+    res = k(*dyn)
+    if row.divisor is not None:  # after the kernel: shape errors come first, as in PyTorch
+        _check_integer_divisor(row, args)
     if out is not None:
+        if tracked:
+            raise RuntimeError(f"{row.name}(): functions with out=... arguments don't support "
+                               f"automatic differentiation, but one of the arguments requires "
+                               f"grad.")
         return write_out(row, res, out)
     if type(res) is _ARRAY:
-        return wrap(res, device or _CPU)
-    return _wrap_out(row, res, device)
+        t = wrap(res, device or _CPU)
+        if tracked:
+            _record(row, k, dyn, tracked, (t,), True, args)
+        return t
+    result = _wrap_out(row, res, device)
+    if tracked:
+        outs = tuple(o for o in (result if isinstance(result, tuple) else (result,))
+                     if isinstance(o, Tensor))
+        _record(row, k, dyn, tracked, outs, not isinstance(res, (tuple, list)), args)
+    return result
+
+
+def _record(row, k, dyn, tracked, outputs, single, args, inplace=False):
+    """Attach the autograd node of one dispatched call (a row opts out with differentiable=False)."""
+    if not row.differentiable:
+        return
+    from ..autograd.function import record
+    from ..autograd.names import node_name, saves
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            tensors.extend(t for t in a if isinstance(t, Tensor))
+    record(node_name(row.name), k, dyn, tracked, list(outputs), single, saves(row.name),
+           tensors, inplace, _slots(row, args, tracked))
+
+
+def _slots(row, args, tracked):
+    """PyTorch's `next_functions` layout: one edge per tensor-position operand (numbers count,
+    as PyTorch wraps them), list operands one per element."""
+    ids = {id(t): n for n, (_, t) in enumerate(tracked)}
+    where = [None] * len(tracked)
+    count = 0
+    for kind, v in zip(row.plan, args):
+        if kind <= _TN:
+            if v is None:
+                continue
+            if isinstance(v, Tensor) and id(v) in ids and where[ids[id(v)]] is None:
+                where[ids[id(v)]] = count
+            count += 1
+        elif kind <= _LN:
+            for t in v:
+                if id(t) in ids and where[ids[id(t)]] is None:
+                    where[ids[id(t)]] = count
+                count += 1
+    if None in where:  # the same tensor passed twice: one edge per occurrence
+        return None
+    return (count, tuple(where))
 
 
 def call_inplace(row, args):
@@ -333,8 +399,10 @@ def call_inplace(row, args):
     strided view of a JAX buffer, read-compute-write is one fused kernel."""
     self = args[0]
     st = self._st
+    if _GRAD[0] and _any_requires_grad(args):
+        return _inplace_autograd(row, args)
     if self._natural or st._data is None:
-        k, dyn, _ = prepare(row, args)
+        k, dyn, _, _ = prepare(row, args)
         res = k(*dyn)
         check_inplace(self, res)
         if row.divisor is not None:
@@ -345,7 +413,7 @@ def call_inplace(row, args):
         raise RuntimeError("unsupported operation: more than one element of the written-to "
                            "tensor refers to a single memory location. Please clone() the "
                            "tensor before performing the operation.")
-    k, dyn, _ = prepare(row, args)
+    k, dyn, _, _ = prepare(row, args)
     fk = row.kernels.get((k, "inplace"))
     if fk is None:
         fk = row.kernels[(k, "inplace")] = _build_inplace(k, self._size, self._stride,
@@ -355,6 +423,36 @@ def call_inplace(row, args):
         _check_integer_divisor(row, args)
     st._data = new
     self._vc[0] += 1
+    return self
+
+
+def _any_requires_grad(args):
+    for a in args:
+        if isinstance(a, Tensor) and a._requires_grad:
+            return True
+        if isinstance(a, (list, tuple)):
+            for t in a:
+                if isinstance(t, Tensor) and t._requires_grad:
+                    return True
+    return False
+
+
+def _inplace_autograd(row, args):
+    """An in-place op inside a graph: PyTorch's leaf checks, then the op's node becomes `self`'s
+    new history (a view's base is rebased through CopySlices)."""
+    from ..autograd.inplace import check_inplace_allowed, rebase_history
+    self = args[0]
+    check_inplace_allowed(self)
+    k, dyn, _, tracked = prepare(row, args)
+    res = k(*dyn)
+    check_inplace(self, res)
+    if row.divisor is not None:
+        _check_integer_divisor(row, args)
+    if not row.differentiable or not tracked:
+        self._assign(res)
+        return self
+    from ..autograd.names import node_name
+    rebase_history(self, node_name(row.name), k, dyn, tracked, res)
     return self
 
 

@@ -12,6 +12,12 @@ from .._core.tensor import Tensor, _wrap_dim, make_view
 from .registry import FUNCTIONS, METHODS, OPS
 
 VIEW_OPS = {}
+# PyTorch's autograd node for each view op (the default is CamelCase + "Backward0")
+_NODE_NAMES = {"view": "ViewBackward0", "view_as": "ViewBackward0", "swapaxes": "TransposeBackward0",
+               "swapdims": "TransposeBackward0", "t": "TBackward0", "movedim": "PermuteBackward0",
+               "moveaxis": "PermuteBackward0", "expand_as": "ExpandBackward0",
+               "broadcast_to": "ExpandBackward0", "narrow": "SliceBackward0",
+               "unflatten": "ViewBackward0"}
 
 
 def _dims_arg(args):
@@ -27,9 +33,11 @@ def view_op(name=None, *, method=True, function=True, inplace=False, aliases=(),
     def register(fn):
         n = name or fn.__name__
 
+        node = _NODE_NAMES.get(n) or "".join(p.capitalize() for p in n.split("_")) + "Backward0"
+
         def view(input, *args, **kwargs):
             size, stride, offset = fn(input, *args, **kwargs)
-            return make_view(input, size, stride, offset)
+            return make_view(input, size, stride, offset, node)
         view.__name__ = view.__qualname__ = n
         view.__doc__ = f"Mirrors `torch.{n}` (a view: shares storage with `input`)."
         VIEW_OPS[n] = fn
@@ -373,7 +381,7 @@ def reshape(input, *shape):
     size = _infer_size(_dims_arg(shape), input.numel())
     stride = layout.compute_view_stride(input._size, input._stride, size)
     if stride is not None:
-        return make_view(input, size, stride, input._offset)
+        return make_view(input, size, stride, input._offset, "ViewBackward0")
     return _copy_reshape(input, size)
 
 

@@ -1,0 +1,335 @@
+"""Autograd graph nodes.
+
+Every differentiable op records one node: PyTorch's node name (`MulBackward0`, ...), its
+`next_functions`, and what its backward needs. A `JaxNode` keeps the op's jitted kernel and its
+operands; its backward is the kernel's `jax.vjp`, jitted once per (kernel, differentiated
+operands, outputs present) and reused by every later backward pass.
+"""
+import itertools
+import weakref
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .._core.tensor import Tensor
+
+_seq = itertools.count()
+_CLASSES = {}
+
+
+def node_class(name, base=None):
+    """The node class for PyTorch node name `name` (so `type(t.grad_fn).__name__` matches)."""
+    base = base or JaxNode
+    key = (name, base)
+    cls = _CLASSES.get(key)
+    if cls is None:
+        cls = _CLASSES[key] = type(name, (base,), {"__slots__": (), "__module__": "torch"})
+    return cls
+
+
+class RemovableHandle:
+    """Mirrors `torch.utils.hooks.RemovableHandle`."""
+
+    _ids = itertools.count()
+
+    def __init__(self, hooks_dict):
+        self.id = next(RemovableHandle._ids)
+        self._dict = weakref.ref(hooks_dict) if hooks_dict is not None else None
+
+    def remove(self):
+        d = self._dict() if self._dict is not None else None
+        if d is not None:
+            d.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        self.remove()
+
+
+class _HookDict(dict):
+    __slots__ = ("__weakref__",)
+
+
+class Node:
+    """Mirrors `torch.autograd.graph.Node`."""
+
+    __slots__ = ("next_functions", "_seq", "_pre_hooks", "_hooks", "_metadata", "_freed",
+                 "__weakref__")
+
+    def __init__(self, next_functions):
+        self.next_functions = next_functions
+        self._seq = next(_seq)
+        self._pre_hooks = None
+        self._hooks = None
+        self._metadata = None
+        self._freed = False
+
+    def name(self):
+        return type(self).__name__
+
+    @property
+    def metadata(self):
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def register_hook(self, fn):
+        """Mirrors `Node.register_hook`: `fn(grad_inputs, grad_outputs)` after the node runs."""
+        if self._hooks is None:
+            self._hooks = _HookDict()
+        h = RemovableHandle(self._hooks)
+        self._hooks[h.id] = fn
+        return h
+
+    def register_prehook(self, fn):
+        """Mirrors `Node.register_prehook`: `fn(grad_outputs)` before the node runs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = _HookDict()
+        h = RemovableHandle(self._pre_hooks)
+        self._pre_hooks[h.id] = fn
+        return h
+
+    def _register_tensor_prehook(self, output_nr, fn):
+        """A hook on one output's gradient (what `Tensor.register_hook` does on a non-leaf)."""
+        def pre(grads):
+            g = grads[output_nr]
+            if g is None:
+                return None
+            r = fn(g)
+            if r is None:
+                return None
+            grads = list(grads)
+            grads[output_nr] = r
+            return tuple(grads)
+        return self.register_prehook(pre)
+
+    def __call__(self, *grads):
+        from .engine import _as_tensor_grads
+        return _as_tensor_grads(self.apply(list(grads), False))
+
+    def __repr__(self):
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+    # subclasses implement: apply(grads: list of Tensor|None, create_graph) -> list per next_fn
+    def apply(self, grads, create_graph):
+        raise NotImplementedError
+
+    def _release(self):
+        self._freed = True
+
+
+class AccumulateGrad(Node):
+    """The sink for a leaf: accumulates into `variable.grad`."""
+
+    __slots__ = ("_variable",)
+
+    def __init__(self, variable):
+        super().__init__(())
+        self._variable = weakref.ref(variable)
+
+    @property
+    def variable(self):
+        return self._variable()
+
+    def apply(self, grads, create_graph):
+        return []
+
+
+AccumulateGrad.__module__ = "torch"
+
+
+def accumulate_node(t):
+    """The (cached) AccumulateGrad node of leaf `t`."""
+    meta = t._meta
+    if meta is None:
+        meta = t._meta = TensorMeta()
+    node = meta.accumulate
+    if node is None:
+        node = meta.accumulate = AccumulateGrad(t)
+    return node
+
+
+class TensorMeta:
+    """Per-tensor autograd extras, created on first use."""
+
+    __slots__ = ("accumulate", "hooks", "retains_grad", "output_nr", "post_acc_hooks")
+
+    def __init__(self):
+        self.accumulate = None
+        self.hooks = None
+        self.retains_grad = False
+        self.output_nr = 0
+        self.post_acc_hooks = None
+
+
+def edge_of(t):
+    """(node, output_nr) where the gradient for tensor `t` goes, or (None, 0)."""
+    if t.grad_fn is not None:
+        meta = t._meta
+        return (t.grad_fn, meta.output_nr if meta is not None else 0)
+    if t._requires_grad:
+        return (accumulate_node(t), 0)
+    return (None, 0)
+
+
+_FREED = ("Trying to backward through the graph a second time (or directly access saved "
+          "tensors after they have already been freed). Saved intermediate values of the graph "
+          "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
+          "you need to backward through the graph a second time or if you need to access saved "
+          "tensors after calling backward.")
+
+
+def _short_type(t):
+    return f"torch.{t.dtype._tensor_type}" if t.dtype._tensor_type else str(t.dtype)
+
+
+class JaxNode(Node):
+    """A node whose backward is the vjp of a JAX function of the saved operands."""
+
+    __slots__ = ("_fn", "_dyn", "_diff", "_inputs", "_saved", "_outs", "_single", "_slots")
+
+    def __init__(self, fn, dyn, diff, inputs, saved, outs, single, slots=None):
+        edges = [edge_of(t) for t in inputs]
+        if slots is not None:  # PyTorch lists an edge per tensor input, (None, 0) if untracked
+            full = [(None, 0)] * slots[0]
+            for pos, e in zip(slots[1], edges):
+                full[pos] = e
+            edges = full
+        super().__init__(tuple(edges))
+        self._slots = slots
+        self._fn = fn            # the forward: a function of the operand list `dyn`
+        self._dyn = dyn          # operands (arrays / scalars), as the forward saw them
+        self._diff = diff        # indices into dyn of the differentiated operands
+        self._inputs = inputs    # the tensors at those indices
+        self._saved = saved      # [(tensor, version, output-of-node-name-or-None)] to check
+        self._outs = outs        # [(shape, np dtype, differentiable)] per output
+        self._single = single    # the forward returns one array (not a tuple)
+
+    def _check_saved(self):
+        if self._freed:
+            raise RuntimeError(_FREED)
+        for t, version, owner in self._saved:
+            if t._vc[0] != version:
+                dims = ", ".join(str(s) for s in t._size)
+                desc = f"[{_short_type(t)} [{dims}]]"
+                if owner:
+                    desc += f", which is output {owner[1]} of {owner[0]},"
+                raise RuntimeError(
+                    "one of the variables needed for gradient computation has been modified by "
+                    f"an inplace operation: {desc} is at version {t._vc[0]}; expected version "
+                    f"{version} instead. Hint: enable anomaly detection to find the operation "
+                    "that failed to compute its gradient, with "
+                    "torch.autograd.set_detect_anomaly(True).")
+
+    def apply(self, grads, create_graph):
+        self._check_saved()
+        present = tuple(g is not None for g in grads)
+        if not any(present):
+            return [None] * len(self.next_functions)
+        bwd = vjp_kernel(self._fn, self._diff, present, tuple(o[2] for o in self._outs),
+                         self._single)
+        cts = tuple(g for g in grads if g is not None)
+        if create_graph:
+            from .function import apply_jax
+            operands = substitute(self._dyn, self._diff, self._inputs)
+            return self._place(apply_jax(bwd_function(bwd, len(operands)),
+                                         operands + list(cts), name="BackwardBackward0"))
+        return self._place(bwd(self._dyn, tuple(g._value() for g in cts)))
+
+    def _place(self, grads):
+        """Gradients of the differentiated operands, aligned with `next_functions`."""
+        if self._slots is None:
+            return list(grads)
+        out = [None] * self._slots[0]
+        for pos, g in zip(self._slots[1], grads):
+            out[pos] = g
+        return out
+
+    def _release(self):
+        self._freed = True
+        self._dyn = None
+        self._inputs = ()
+
+
+class _BwdFn:
+    """A node's backward as a function of (operands..., cotangents...), so that with
+    create_graph=True the backward pass is itself recorded (higher-order gradients)."""
+
+    __slots__ = ("bwd", "n_dyn", "__weakref__")
+
+    def __init__(self, bwd, n_dyn):
+        self.bwd, self.n_dyn = bwd, n_dyn
+
+    def __call__(self, *arrays):
+        return tuple(self.bwd(list(arrays[:self.n_dyn]), tuple(arrays[self.n_dyn:])))
+
+
+_BWD_FNS = {}
+
+
+def bwd_function(bwd, n_dyn):
+    """The cached `_BwdFn` for a backward kernel (stable identity: its own vjp is cached)."""
+    key = (bwd, n_dyn)
+    f = _BWD_FNS.get(key)
+    if f is None:
+        f = _BWD_FNS[key] = _BwdFn(bwd, n_dyn)
+    return f
+
+
+_VJPS = {}
+
+
+def vjp_kernel(fn, diff, present, out_diff, single):
+    """Cached jitted backward of `fn` w.r.t. operands `diff`, given the cotangents present."""
+    key = (fn, diff, present, out_diff, single)
+    k = _VJPS.get(key)
+    if k is None:
+        k = _VJPS[key] = jax.jit(_make_vjp(fn, diff, present, out_diff, single))
+    return k
+
+
+def _make_vjp(fn, diff, present, out_diff, single):
+    def bwd(dyn, cts):
+        def f(*xs):
+            return fn(*substitute(dyn, diff, xs))
+        out, pullback = jax.vjp(f, *[pick(dyn, i) for i in diff])
+        outs = (out,) if single else tuple(out)
+        it = iter(cts)
+        full_ct = []
+        for o, p, d in zip(outs, present, out_diff):
+            if not d or not jnp.issubdtype(o.dtype, jnp.inexact):
+                full_ct.append(np.zeros(o.shape, jax.dtypes.float0))
+            elif p:
+                full_ct.append(jnp.conj(next(it)).astype(o.dtype))
+            else:
+                full_ct.append(jnp.zeros(o.shape, o.dtype))
+        grads = pullback(full_ct[0] if single else tuple(full_ct))
+        return tuple(_real_grad(g, None) for g in grads)
+    return bwd
+
+
+def pick(dyn, i):
+    """Operand `i` of `dyn`; `(i, j)` is element j of a tensor-list operand."""
+    return dyn[i[0]][i[1]] if type(i) is tuple else dyn[i]
+
+
+def substitute(dyn, diff, xs):
+    """`dyn` with the operands at `diff` replaced by `xs`."""
+    full = list(dyn)
+    for i, x in zip(diff, xs):
+        if type(i) is tuple:
+            lst = list(full[i[0]])
+            lst[i[1]] = x
+            full[i[0]] = tuple(lst)
+        else:
+            full[i] = x
+    return full
+
+
+def _real_grad(g, primal):
+    """PyTorch's gradients are the conjugate of JAX's cotangents (for real ones a no-op): the
+    incoming cotangent is conjugated too, so torch_vjp(g) = conj(jax_vjp(conj(g)))."""
+    return jnp.conj(g) if jnp.iscomplexobj(g) else g
