@@ -14,6 +14,7 @@ kernel, so it costs nothing on later calls.
 """
 import inspect
 import numbers
+import sys
 
 import jax
 import numpy as np
@@ -403,7 +404,12 @@ def call_inplace(row, args):
         return _inplace_autograd(row, args)
     if self._natural or st._data is None:
         k, dyn, _, _ = prepare(row, args)
-        res = k(*dyn)
+        # the storage buffer is referenced only by the storage (and `dyn` and getrefcount's
+        # argument): XLA may write the result into it, as PyTorch's in-place op does
+        if st._data is not None and row.divisor is None and _getrefcount(dyn[0]) == 3:
+            res = _donating(row, k, self.dtype)(*dyn)
+        else:
+            res = k(*dyn)
         check_inplace(self, res)
         if row.divisor is not None:
             _check_integer_divisor(row, args)
@@ -418,12 +424,45 @@ def call_inplace(row, args):
     if fk is None:
         fk = row.kernels[(k, "inplace")] = _build_inplace(k, self._size, self._stride,
                                                           self.dtype)
-    new = fk(*dyn)
+    if row.divisor is None and _getrefcount(dyn[0]) == 3:
+        new = _donating(row, fk, self.dtype)(*dyn)
+    else:
+        new = fk(*dyn)
     if row.divisor is not None:
         _check_integer_divisor(row, args)
     st._data = new
     self._vc[0] += 1
     return self
+
+
+_getrefcount = sys.getrefcount
+
+
+def _donating(row, k, dtype):
+    """`k` with its first operand (the storage buffer being overwritten) donated to XLA, once a
+    plain call has shown the result keeps `dtype` (else `k` itself: nothing to reuse)."""
+    key = (k, "donate", dtype)
+    d = row.kernels.get(key)
+    if d is None:
+        d = row.kernels[key] = _DonateProbe(row, k, key, dtype)
+    return d
+
+
+class _DonateProbe:
+    """First call: run `k` plainly and learn whether its result can reuse the input buffer."""
+
+    __slots__ = ("row", "k", "key", "dtype")
+
+    def __init__(self, row, k, key, dtype):
+        self.row, self.k, self.key, self.dtype = row, k, key, dtype
+
+    def __call__(self, *dyn):
+        res = self.k(*dyn)
+        same = (getattr(res, "dtype", None) == self.dtype.np and
+                getattr(res, "shape", None) == getattr(dyn[0], "shape", None))
+        self.row.kernels[self.key] = (jax.jit(self.k.__wrapped__, donate_argnums=0)
+                                      if same else self.k)
+        return res
 
 
 def _any_requires_grad(args):

@@ -65,6 +65,9 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
         roots.append((node, nr))
     grads = _root_grads(tensors, grad_tensors)
 
+    if inputs is None and accumulate and not create_graph and _fused_backward(roots, grads,
+                                                                             retain_graph):
+        return None
     want = None
     captured = None
     if inputs is not None:
@@ -168,3 +171,27 @@ def _accumulate(node, g, create_graph):
     if meta is not None and meta.post_acc_hooks:
         for hook in list(meta.post_acc_hooks.values()):
             hook(var)
+
+
+def _fused_backward(roots, grads, retain_graph):
+    """Run a graph seen before as one jitted program (see `fused`); False to go node by node."""
+    from . import fused
+    planned = fused.plan(roots)
+    if planned is None:
+        return False
+    key, order, leaves = planned
+    if not fused.seen_before(key):
+        return False
+    for node in order:
+        node._check_saved()
+    leaf_grads = fused.run(key, order, [g._value() for g in grads])
+    for node, g in zip(leaves, leaf_grads):
+        if g is not None:
+            var = node.variable
+            _accumulate(node, wrap(g, var.device, var.dtype) if var is not None else None, False)
+    if not retain_graph:
+        for node in order:  # JaxNode._release, inlined: this loop runs every training step
+            node._freed = True
+            node._dyn = None
+            node._inputs = ()
+    return True

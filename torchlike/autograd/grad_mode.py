@@ -51,7 +51,16 @@ class _DecoratorContextManager:
         return type(self)()
 
 
-class no_grad(_DecoratorContextManager):
+class _NoParamDecoratorContextManager(_DecoratorContextManager):
+    """Also usable as a decorator without parentheses (`@torch.no_grad`)."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamDecoratorContextManager):
     """Mirrors `torch.no_grad`."""
 
     def __init__(self):
@@ -65,7 +74,7 @@ class no_grad(_DecoratorContextManager):
         grad_state.ENABLED[0] = self.prev
 
 
-class enable_grad(_DecoratorContextManager):
+class enable_grad(_NoParamDecoratorContextManager):
     """Mirrors `torch.enable_grad`."""
 
     def __enter__(self):
@@ -82,7 +91,7 @@ class set_grad_enabled(_DecoratorContextManager):
 
     def __init__(self, mode):
         if not isinstance(mode, bool):
-            raise TypeError(f"set_grad_enabled(): argument 'mode' (position 1) must be bool, not "
+            raise TypeError(f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, not "
                             f"{type(mode).__name__}")
         self.prev = grad_state.ENABLED[0]
         self.mode = mode
@@ -124,3 +133,80 @@ class inference_mode(_DecoratorContextManager):
 
     def clone(self):
         return type(self)(self.mode)
+
+
+_MULTITHREADING = [True]
+
+
+def is_multithreading_enabled():
+    return _MULTITHREADING[0]
+
+
+class set_multithreading_enabled(_DecoratorContextManager):
+    """Mirrors `torch.autograd.set_multithreading_enabled` (backward always runs on the calling
+    thread here; the flag is only recorded)."""
+
+    def __init__(self, mode):
+        self.prev = _MULTITHREADING[0]
+        _MULTITHREADING[0] = bool(mode)
+        self.mode = mode
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        _MULTITHREADING[0] = self.prev
+
+    def clone(self):
+        return type(self)(self.mode)
+
+
+class _force_original_view_tracking(_DecoratorContextManager):
+    """Accepted for compatibility: view replay is not used, so this is a no-op."""
+
+    def __init__(self, mode):
+        self.mode = mode
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        pass
+
+    def clone(self):
+        return type(self)(self.mode)
+
+
+class _unsafe_preserve_version_counter(_DecoratorContextManager):
+    """Mirrors `torch.autograd.grad_mode._unsafe_preserve_version_counter`: restores the
+    tensors' version counters on exit."""
+
+    def __init__(self, tensors):
+        from .._core.tensor import Tensor
+        self.tensors = (tensors,) if isinstance(tensors, Tensor) else tensors
+        if not isinstance(self.tensors, tuple):
+            raise AssertionError("Expected tensors to be a tuple")
+        self.prev_versions = tuple(t._vc[0] for t in self.tensors)
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        for t, v in zip(self.tensors, self.prev_versions):
+            t._vc[0] = v
+
+
+class enforce_grad_layout_policy(_DecoratorContextManager):
+    """Accepted for compatibility (gradient layouts are not strided here): a no-op."""
+
+    def __init__(self, policy=None):
+        self.policy = policy
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        pass
+
+    def clone(self):
+        return type(self)(self.policy)

@@ -189,7 +189,8 @@ def _short_type(t):
 class JaxNode(Node):
     """A node whose backward is the vjp of a JAX function of the saved operands."""
 
-    __slots__ = ("_fn", "_dyn", "_diff", "_inputs", "_saved", "_outs", "_single", "_slots")
+    __slots__ = ("_fn", "_dyn", "_diff", "_inputs", "_saved", "_outs", "_single", "_slots",
+                 "_out_diff")
 
     def __init__(self, fn, dyn, diff, inputs, saved, outs, single, slots=None):
         edges = [edge_of(t) for t in inputs]
@@ -200,6 +201,7 @@ class JaxNode(Node):
             edges = full
         super().__init__(tuple(edges))
         self._slots = slots
+        self._out_diff = tuple(o[2] for o in outs)
         self._fn = fn            # the forward: a function of the operand list `dyn`
         self._dyn = dyn          # operands (arrays / scalars), as the forward saw them
         self._diff = diff        # indices into dyn of the differentiated operands
@@ -229,8 +231,7 @@ class JaxNode(Node):
         present = tuple(g is not None for g in grads)
         if not any(present):
             return [None] * len(self.next_functions)
-        bwd = vjp_kernel(self._fn, self._diff, present, tuple(o[2] for o in self._outs),
-                         self._single)
+        bwd = vjp_kernel(self._fn, self._diff, present, self._out_diff, self._single)
         cts = tuple(g for g in grads if g is not None)
         if create_graph:
             from .function import apply_jax
