@@ -38,7 +38,8 @@ class Op:
 
     __slots__ = ("name", "impl", "pointwise", "promote", "params", "names", "tensors", "lists",
                  "scalars", "promoted", "returns", "kernels", "dtypes", "family", "differentiable",
-                 "nondiff_outputs", "check", "plan", "aliases", "divisor", "divisor_when")
+                 "nondiff_outputs", "check", "plan", "aliases", "divisor", "divisor_when",
+                 "autograd")
 
     def __repr__(self):
         return f"<op {self.name}>"
@@ -206,14 +207,17 @@ def prepare(row, args):
     device = None
     grad_on = _GRAD[0]
     tracked = None
+    nslot = 0  # PyTorch's next_functions has one slot per tensor-position operand
     for kind, v in zip(row.plan, args):
         if kind <= _TN:
+            if v is not None:
+                nslot += 1
             if type(v) is Tensor or isinstance(v, Tensor):
                 d = v._st._data
                 if grad_on and v._requires_grad:
                     if tracked is None:
                         tracked = []
-                    tracked.append((len(dyn), v))
+                    tracked.append((len(dyn), v, nslot - 1))
                     sig.append("T")
                     dyn.append(v._value())
                 elif d is None:
@@ -254,7 +258,8 @@ def prepare(row, args):
                 if grad_on and t._requires_grad:
                     if tracked is None:
                         tracked = []
-                    tracked.append(((len(dyn), len(arrs)), t))
+                    tracked.append(((len(dyn), len(arrs)), t, nslot))
+                nslot += 1
                 arrs.append(t._value())
                 if device is None:
                     device = t._st.device
@@ -276,6 +281,8 @@ def prepare(row, args):
     k = row.kernels.get(key)
     if k is None:
         k = row.kernels[key] = _build_kernel(row, key[0], key[1], compute)
+    if tracked is not None:
+        tracked.append(nslot)  # last entry: the slot count (see _record)
     return k, dyn, device, tracked
 
 
@@ -359,40 +366,30 @@ def call(row, args, out=None):
 
 
 def _record(row, k, dyn, tracked, outputs, single, args, inplace=False):
-    """Attach the autograd node of one dispatched call (a row opts out with differentiable=False)."""
+    """Attach the autograd node of one dispatched call (a row opts out with differentiable=False).
+    `tracked` is prepare()'s list of (operand index, tensor, slot) plus the slot count."""
     if not row.differentiable:
         return
-    from ..autograd.function import record
-    from ..autograd.names import node_name, saves
-    tensors = [a for a in args if isinstance(a, Tensor)]
-    for a in args:
-        if isinstance(a, (list, tuple)):
-            tensors.extend(t for t in a if isinstance(t, Tensor))
-    record(node_name(row.name), k, dyn, tracked, list(outputs), single, saves(row.name),
-           tensors, inplace, _slots(row, args, tracked))
+    auto = row.autograd
+    if auto is None:
+        from ..autograd.function import record
+        from ..autograd.names import node_name, saves
+        auto = row.autograd = (record, node_name(row.name), saves(row.name))
+    record, name, policy = auto
+    tensors = ()
+    if policy != "none":
+        tensors = [a for a in args if isinstance(a, Tensor)]
+        for a in args:
+            if isinstance(a, (list, tuple)):
+                tensors.extend(t for t in a if isinstance(t, Tensor))
+    entries = tracked[:-1]
+    record(name, k, dyn, [(i, t) for i, t, _ in entries], list(outputs), single, policy,
+           tensors, inplace, (tracked[-1], tuple(p for _, _, p in entries)))
 
 
-def _slots(row, args, tracked):
-    """PyTorch's `next_functions` layout: one edge per tensor-position operand (numbers count,
-    as PyTorch wraps them), list operands one per element."""
-    ids = {id(t): n for n, (_, t) in enumerate(tracked)}
-    where = [None] * len(tracked)
-    count = 0
-    for kind, v in zip(row.plan, args):
-        if kind <= _TN:
-            if v is None:
-                continue
-            if isinstance(v, Tensor) and id(v) in ids and where[ids[id(v)]] is None:
-                where[ids[id(v)]] = count
-            count += 1
-        elif kind <= _LN:
-            for t in v:
-                if id(t) in ids and where[ids[id(t)]] is None:
-                    where[ids[id(t)]] = count
-                count += 1
-    if None in where:  # the same tensor passed twice: one edge per occurrence
-        return None
-    return (count, tuple(where))
+def _pairs(tracked):
+    """(operand index, tensor) pairs of prepare()'s `tracked`."""
+    return [(i, t) for i, t, _ in tracked[:-1]]
 
 
 def call_inplace(row, args):
@@ -491,7 +488,7 @@ def _inplace_autograd(row, args):
         self._assign(res)
         return self
     from ..autograd.names import node_name
-    rebase_history(self, node_name(row.name), k, dyn, tracked, res)
+    rebase_history(self, node_name(row.name), k, dyn, _pairs(tracked), res)
     return self
 
 
@@ -642,6 +639,7 @@ def op(name=None, *, pointwise=False, promote="default", tensors=None, lists=(),
         row.aliases = tuple(aliases) + tuple(method_only_aliases)
         row.divisor = row.names.index(divisor) if divisor else None
         row.divisor_when = divisor_when
+        row.autograd = None  # (record, node name, saves policy), resolved on first use
         row.plan = tuple(
             (_TP if n in row.promoted else _TN) if n in row.tensors else
             (_LP if n in row.promoted else _LN) if n in row.lists else

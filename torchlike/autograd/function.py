@@ -22,6 +22,8 @@ def _set_grad_fn(t, node, nr):
     t._requires_grad = True
     meta = t._meta
     if meta is None:
+        if nr == 0:  # output_nr 0 is implied when a tensor has no meta: no allocation
+            return
         meta = t._meta = TensorMeta()
     meta.output_nr = nr
 
@@ -50,7 +52,7 @@ def record(name, fn, dyn, tracked, outputs, single, save_policy="inputs", all_te
     if save_policy in ("result", "both"):
         for nr, o in enumerate(outputs):
             if outs[nr][2]:
-                saved.append((o, o._vc[0], (name, nr)))
+                saved.append((o, o._vc[0], (name, nr, True)))
     node._saved = saved
     return node
 

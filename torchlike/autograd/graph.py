@@ -186,6 +186,29 @@ def _short_type(t):
     return f"torch.{t.dtype._tensor_type}" if t.dtype._tensor_type else str(t.dtype)
 
 
+def modified_error(t, version, owner):
+    """PyTorch's error for a saved tensor modified in place. `owner` = (node name, output nr,
+    True) for a node's own saved output (named after that node); otherwise the tensor's current
+    grad_fn is named, as PyTorch does (node names without the `Backward<n>` suffix)."""
+    import re
+    dims = ", ".join(str(s) for s in t._size)
+    desc = f"[{_short_type(t)} [{dims}]]"
+    if owner is not None and len(owner) == 3:
+        name, nr = owner[0], owner[1]
+    elif t.grad_fn is not None:
+        name = t.grad_fn.name()
+        nr = t._meta.output_nr if t._meta is not None else 0
+    else:
+        name = None
+    if name is not None:
+        desc += f", which is output {nr} of {re.sub(r'Backward[0-9]*$', '', name)},"
+    return RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: {desc} is at version {t._vc[0]}; expected version {version} instead. Hint: "
+        "enable anomaly detection to find the operation that failed to compute its gradient, "
+        "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
 class JaxNode(Node):
     """A node whose backward is the vjp of a JAX function of the saved operands."""
 
@@ -215,16 +238,7 @@ class JaxNode(Node):
             raise RuntimeError(_FREED)
         for t, version, owner in self._saved:
             if t._vc[0] != version:
-                dims = ", ".join(str(s) for s in t._size)
-                desc = f"[{_short_type(t)} [{dims}]]"
-                if owner:
-                    desc += f", which is output {owner[1]} of {owner[0]},"
-                raise RuntimeError(
-                    "one of the variables needed for gradient computation has been modified by "
-                    f"an inplace operation: {desc} is at version {t._vc[0]}; expected version "
-                    f"{version} instead. Hint: enable anomaly detection to find the operation "
-                    "that failed to compute its gradient, with "
-                    "torch.autograd.set_detect_anomaly(True).")
+                raise modified_error(t, version, owner)
 
     def apply(self, grads, create_graph):
         self._check_saved()
