@@ -148,19 +148,26 @@ def _offsets(size, stride, offset):
 # ---- torch.autograd.Function ------------------------------------------------------------------
 
 class FunctionCtx:
-    """Mirrors the `ctx` object given to `Function.forward`/`backward`."""
+    """Mirrors the `ctx` given to `Function.forward`/`backward` (for a Function applied to
+    tensors, `ctx` is the node itself, `y.grad_fn`, as in PyTorch)."""
 
     def __init__(self):
+        self._ctx_init()
+
+    def _ctx_init(self):
         self.to_save = ()
         self._saved = None
-        self._versions = None
         self.needs_input_grad = ()
         self.materialize_grads = True
         self.dirty_tensors = ()
         self.non_differentiable = ()
-        self._freed = False
+        self._ctx_freed = False
 
     def save_for_backward(self, *tensors):
+        for t in tensors:
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError("save_for_backward can only save variables, but argument "
+                                f"{tensors.index(t)} is of type {type(t).__name__}")
         self.to_save = tensors
 
     def save_for_forward(self, *tensors):
@@ -168,6 +175,12 @@ class FunctionCtx:
 
     def mark_dirty(self, *args):
         self.dirty_tensors = args
+
+    def mark_shared_storage(self, *pairs):
+        import warnings
+        warnings.warn("mark_shared_storage is deprecated. Tensors with shared storages are "
+                      "automatically tracked. Note that calls to `set_()` are not tracked",
+                      DeprecationWarning, stacklevel=2)
 
     def mark_non_differentiable(self, *args):
         self.non_differentiable = args
@@ -177,80 +190,95 @@ class FunctionCtx:
 
     @property
     def saved_tensors(self):
-        if self._freed:
+        if self._ctx_freed:
             from .graph import _FREED
             raise RuntimeError(_FREED)
         if self._saved is None:
             return tuple(self.to_save)
-        for (t, version), orig in zip(self._versions, self._saved):
+        from .graph import modified_error
+        for t, version, owner in self._saved:
             if t is not None and t._vc[0] != version:
-                from .graph import _short_type
-                dims = ", ".join(str(s) for s in t._size)
-                raise RuntimeError(
-                    "one of the variables needed for gradient computation has been modified by "
-                    f"an inplace operation: [{_short_type(t)} [{dims}]] is at version "
-                    f"{t._vc[0]}; expected version {version} instead. Hint: enable anomaly "
-                    "detection to find the operation that failed to compute its gradient, with "
-                    "torch.autograd.set_detect_anomaly(True).")
-        return tuple(self._saved)
+                raise modified_error(t, version, owner)
+        return tuple(t for t, _, _ in self._saved)
 
     @property
     def saved_variables(self):
         import warnings
-        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning)
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning,
+                      stacklevel=2)
         return self.saved_tensors
 
 
-class FunctionNode(Node):
-    """The node of a custom `Function`: its backward is the user's `backward(ctx, ...)`."""
-
-    __slots__ = ("_ctx", "_cls", "_outs", "_inputs", "_num_outputs")
+class FunctionNode(Node, FunctionCtx):
+    """The node of a custom `Function` (also its `ctx`): backward is the user's
+    `backward(ctx, *grads)`."""
 
     def apply(self, grads, create_graph):
-        ctx = self._ctx
-        if ctx._freed:
+        if self._ctx_freed:
             from .graph import _FREED
             raise RuntimeError(_FREED)
         from .. import zeros
         gs = []
-        for g, (size, dtype, device) in zip(grads, self._outs):
-            if g is None and ctx.materialize_grads:
-                g = zeros(size, dtype=dtype, device=device)
+        for g, meta in zip(grads, self._outs):
+            if g is None and self.materialize_grads and meta is not None:
+                g = zeros(meta[0], dtype=meta[1], device=meta[2])
             gs.append(g)
         with grad_state_ctx(create_graph):
-            res = self._cls.backward(ctx, *gs)
+            res = self._cls.backward(self, *gs)
         if not isinstance(res, tuple):
             res = (res,)
-        n = len(self.next_functions)
-        if len(res) < n:
-            raise RuntimeError(f"function {type(self).__name__} returned an incorrect number of "
-                               f"gradients (expected {n}, got {len(res)})")
-        for extra in res[n:]:
-            if extra is not None:
-                raise RuntimeError(f"function {type(self).__name__} returned an incorrect number"
-                                   f" of gradients (expected {n}, got {len(res)})")
+        name = type(self).__name__
+        n = len(self._args)
+        if len(res) != n:
+            if len(res) < n or any(r is not None for r in res[n:]):
+                raise RuntimeError(f"function {name} returned an incorrect number of gradients "
+                                   f"(expected {n}, got {len(res)})")
+            res = res[:n]
         out = []
-        for (nxt, _), g, inp in zip(self.next_functions, res[:n], self._inputs):
-            if nxt is None or g is None:
-                out.append(None)
+        for pos, (g, meta) in enumerate(zip(res, self._args)):
+            if meta is None:  # not a tensor input
+                if g is not None:
+                    raise RuntimeError(f"function {name} returned a gradient different than None"
+                                       f" at position {pos + 1}, but the corresponding forward "
+                                       "input was not a Variable")
                 continue
-            if not isinstance(g, Tensor):
-                raise TypeError(f"expected Tensor or None as gradient, got {type(g).__name__}")
-            if inp is not None and g._size != inp[0]:
-                if g.numel() == 1 and not inp[0]:
-                    g = g.reshape(())
-                else:
-                    raise RuntimeError(f"Function {type(self).__name__} returned an invalid "
-                                       f"gradient at index {len(out)} - got "
-                                       f"{list(g._size)} but expected shape compatible with "
-                                       f"{list(inp[0])}")
+            if g is not None and not isinstance(g, Tensor):
+                raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
+            if g is not None:
+                g = _fit_grad(g, meta, name, len(out))
             out.append(g)
-        return out
+        return [g if nxt is not None else None
+                for g, (nxt, _) in zip(out, self.next_functions)]
 
     def _release(self):
         self._freed = True
-        self._ctx._freed = True
-        self._ctx._saved = None
+        self._ctx_freed = True
+        self._saved = None
+
+    def __repr__(self):
+        return f"<{type(self).__module__}.{type(self).__name__} object at {hex(id(self))}>"
+
+
+def _fit_grad(g, meta, name, index):
+    """PyTorch's checks on a gradient a custom backward returned: a gradient with extra
+    broadcast dimensions is summed to the input's shape; dtype is cast to the input's."""
+    size, dtype = meta
+    if g._size != size:
+        gs, n = tuple(g._size), len(size)
+        ok = len(gs) >= n and all(a == b or a == 1 for a, b in zip(size, gs[len(gs) - n:]))
+        if not ok:
+            raise RuntimeError(f"Function {name} returned an invalid gradient at index {index} - "
+                               f"got {list(gs)} but expected shape compatible with {list(size)}")
+        lead = len(gs) - n
+        if lead:
+            g = g.sum(tuple(range(lead)))
+        dims = tuple(i for i, (a, b) in enumerate(zip(size, g._size)) if a == 1 and b != 1)
+        if dims:
+            g = g.sum(dims, keepdim=True)
+        g = g.reshape(size)
+    if g.dtype is not dtype:
+        g = g.to(dtype)
+    return g
 
 
 class grad_state_ctx:
@@ -265,14 +293,47 @@ class grad_state_ctx:
         grad_state.ENABLED[0] = self.prev
 
 
-class _FunctionMeta(type):
+class FunctionMeta(type):
+    """Gives each Function subclass its node class `<Name>Backward`."""
+
     def __init__(cls, name, bases, attrs):
         super().__init__(name, bases, attrs)
-        cls._backward_cls = type(name + "Backward", (FunctionNode,), {"__slots__": ()})
+        cls._backward_cls = type(name + "Backward", (FunctionNode,),
+                                 {"__module__": "torch.autograd.function"})
 
 
-class Function(metaclass=_FunctionMeta):
-    """Mirrors `torch.autograd.Function`: static `forward(ctx, ...)` / `backward(ctx, ...)`."""
+_FunctionMeta = FunctionMeta
+
+
+def _bind_kwargs(cls, args, kwargs):
+    """Keyword arguments of `apply` placed by `forward`'s signature (as PyTorch does)."""
+    import inspect
+    fwd = cls.forward
+    sig = inspect.signature(fwd)
+    params = list(sig.parameters.values())
+    if not _has_setup_context(cls):
+        params = params[1:]
+    sig = sig.replace(parameters=params)
+    bound = sig.bind(*args, **kwargs)
+    bound.apply_defaults()
+    return tuple(bound.args), dict(bound.kwargs)
+
+
+def _has_setup_context(cls):
+    return getattr(cls, "setup_context", None) is not _no_setup_context
+
+
+@staticmethod
+def _no_setup_context(ctx, inputs, output):
+    raise NotImplementedError("setup_context is not implemented.")
+
+
+_no_setup_context = _no_setup_context.__func__
+
+
+class Function(metaclass=FunctionMeta):
+    """Mirrors `torch.autograd.Function`: static `forward(ctx, ...)` / `backward(ctx, ...)` (or
+    `forward(...)` plus `setup_context(ctx, inputs, output)`), used through `apply`."""
 
     def __init__(self, *args, **kwargs):
         import warnings
@@ -281,11 +342,18 @@ class Function(metaclass=_FunctionMeta):
                       f"Instantiating an autograd function will raise an error in a future "
                       f"version of PyTorch.", DeprecationWarning, stacklevel=2)
 
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("Legacy autograd function with non-static forward method is "
+                           "deprecated. Please use new-style autograd function with static "
+                           "forward method. (Example: https://pytorch.org/docs/stable/autograd"
+                           ".html#torch.autograd.Function)")
+
     @staticmethod
-    def forward(ctx, *args, **kwargs):
-        raise NotImplementedError("You must implement either the forward or setup_context "
-                                  "method for your custom autograd.Function to use it with "
-                                  "autograd.")
+    def forward(*args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
+
+    setup_context = staticmethod(_no_setup_context)
 
     @staticmethod
     def backward(ctx, *grad_outputs):
@@ -294,64 +362,124 @@ class Function(metaclass=_FunctionMeta):
 
     vjp = backward
 
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError("You must implement the jvp function for custom "
+                                  "autograd.Function to use it with forward mode AD.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
-        ctx = FunctionCtx()
-        tensor_args = [a for a in args if isinstance(a, Tensor)]
+        if kwargs:
+            args, kwargs = _bind_kwargs(cls, args, kwargs)
         grad_on = grad_state.ENABLED[0]
-        needs = tuple(isinstance(a, Tensor) and a.requires_grad and grad_on for a in args)
+        needs = tuple(bool(grad_on and isinstance(a, Tensor) and a.requires_grad)
+                      for a in args)
+        node_cls = cls._backward_cls
+        ctx = node_cls.__new__(node_cls)
+        tensor_args = [a for a in args if isinstance(a, Tensor)]
+        Node.__init__(ctx, tuple(edge_of(a) if grad_on and a.requires_grad else (None, 0)
+                                 for a in tensor_args))
+        ctx._ctx_init()
         ctx.needs_input_grad = needs
+        ctx._cls = cls
         with grad_state_ctx(False):
-            out = cls.forward(ctx, *args, **kwargs)
+            if _has_setup_context(cls):
+                out = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, out)
+            else:
+                out = cls.forward(ctx, *args, **kwargs)
         single = not isinstance(out, tuple)
         outs = (out,) if single else out
         if not any(needs):
             return out
-        edges = tuple(edge_of(a) if isinstance(a, Tensor) and a.requires_grad else (None, 0)
-                      for a in args)
-        node = cls._backward_cls.__new__(cls._backward_cls)
-        Node.__init__(node, edges)
-        node._ctx = ctx
-        node._cls = cls
-        node._inputs = [(a._size,) if isinstance(a, Tensor) else None for a in args]
-        node._outs = [(o._size, o.dtype, o.device) if isinstance(o, Tensor) else ((), None, None)
-                      for o in outs]
-        node._num_outputs = len(outs)
+        ctx._args = [(a._size, a.dtype) if isinstance(a, Tensor) else None for a in args]
+        ctx._outs = [(o._size, o.dtype, o.device) if isinstance(o, Tensor) else None
+                     for o in outs]
+        ctx._num_outputs = len(outs)
         nondiff = {id(t) for t in ctx.non_differentiable}
         dirty = {id(t) for t in ctx.dirty_tensors}
         inputs_by_id = {id(a) for a in tensor_args}
         new_outs = []
+        out_ids = {}
         for nr, o in enumerate(outs):
             if not isinstance(o, Tensor):
                 new_outs.append(o)
                 continue
-            if id(o) in inputs_by_id and id(o) not in dirty:
-                o = o.view_as(o)  # an input returned as-is becomes a view, as in PyTorch
+            if id(o) in dirty:
+                if o.grad_fn is None and o._requires_grad:
+                    raise RuntimeError("a leaf Variable that requires grad has been used in an "
+                                       "in-place operation.")
+                o._vc[0] += 1  # PyTorch bumps the version of dirty outputs
+            elif id(o) in inputs_by_id:
+                with grad_state_ctx(False):
+                    o = o.view_as(o)  # an input returned as-is becomes a view, as in PyTorch
             if id(o) in nondiff or not _differentiable(o):
                 new_outs.append(o)
                 continue
-            if id(o) in dirty:
-                o._vc[0] += 1
-            _set_grad_fn(o, node, nr)
+            _set_grad_fn(o, ctx, nr)
+            out_ids[id(o)] = nr
             new_outs.append(o)
-        ctx._saved = tuple(ctx.to_save)
-        ctx._versions = [(t, t._vc[0]) if isinstance(t, Tensor) else (None, 0)
-                         for t in ctx._saved]
+        name = cls.__name__
+        saved = []
+        for t in ctx.to_save:
+            if t is None:
+                saved.append((None, 0, None))
+            elif id(t) in out_ids:
+                saved.append((t, t._vc[0], (name, out_ids[id(t)], True)))
+            else:
+                saved.append((t, t._vc[0], None))
+        ctx._saved = saved
         return new_outs[0] if single else tuple(new_outs)
 
 
+class _DelayedError(Function):
+    """Outputs whose backward raises (what `once_differentiable` returns under create_graph)."""
+
+    @staticmethod
+    def forward(ctx, msg, *tensors):
+        ctx.msg = msg
+        return tuple(t.detach() if t is not None else None for t in tensors)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError(ctx.msg)
+
+
 def once_differentiable(fn):
-    """Mirrors `torch.autograd.function.once_differentiable`: backward runs without recording."""
+    """Mirrors `torch.autograd.function.once_differentiable`: backward runs without recording;
+    differentiating its results again raises."""
     @functools.wraps(fn)
     def wrapper(ctx, *args):
         with grad_state_ctx(False):
-            return fn(ctx, *args)
+            outputs = fn(ctx, *args)
+        if not grad_state.ENABLED[0]:
+            return outputs
+        if not any(isinstance(a, Tensor) and a.requires_grad for a in args):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        fake = []
+        for o in outs:
+            if isinstance(o, Tensor):
+                o = o.detach()
+                if _differentiable(o):
+                    o.requires_grad_(True)
+            fake.append(o)
+        res = _DelayedError.apply("trying to differentiate twice a function that was marked "
+                                  "with @once_differentiable", *fake)
+        return res[0] if single else res
     return wrapper
 
 
 class InplaceFunction(Function):
     def __init__(self, inplace=False):
+        super().__init__()
         self.inplace = inplace
 
 
-NestedIOFunction = Function
+class NestedIOFunction(Function):
+    """Accepted for compatibility (the legacy nested-IO Function base)."""
+
+
+class BackwardCFunction(FunctionNode):
+    """Mirrors `torch.autograd.function.BackwardCFunction` (the base of `<Name>Backward`)."""

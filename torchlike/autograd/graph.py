@@ -182,7 +182,12 @@ _FREED = ("Trying to backward through the graph a second time (or directly acces
           "tensors after calling backward.")
 
 
+_ATEN_TYPE = {"bool": "CPUBoolType", "bfloat16": "CPUBFloat16Type"}  # as PyTorch prints them
+
+
 def _short_type(t):
+    if t.dtype.name in _ATEN_TYPE:
+        return _ATEN_TYPE[t.dtype.name]
     return f"torch.{t.dtype._tensor_type}" if t.dtype._tensor_type else str(t.dtype)
 
 

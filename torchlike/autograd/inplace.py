@@ -31,14 +31,14 @@ def rebase_history(self, name, fn, dyn, tracked, res):
     base = self._base
     if base is None or base is self:
         self._assign(res)
-        record(name, fn, dyn, tracked, [self], True, "none", inplace=True)
-        return
+        return record(name, fn, dyn, tracked, [self], True, "none", inplace=True)
     # a view: the op node sees the view's old value; the base's history becomes CopySlices
     op_node = node_class(name)(fn, dyn, tuple(i for i, _ in tracked),
                                [t for _, t in tracked],
                                [], [(self._size, self.dtype.np, True)], True)
     self._assign(res)
     copy_slices(base, self, op_node)
+    return op_node
 
 
 class CopySlices(Node):
@@ -108,9 +108,11 @@ def copy_slices(base, view, op_node):
     record_view(base, view, "AsStridedBackward0")
 
 
-def inplace_apply(self, name, fn, operands):
+def inplace_apply(self, name, fn, operands, saved=(), save_result=False):
     """An in-place update `self <- fn(self, *operands)` (a JAX function of their values) that
-    keeps autograd's history: used by copy_, fill_, zero_ and the indexing writes."""
+    keeps autograd's history: used by copy_, fill_, zero_ and the indexing writes. `saved` lists
+    the operand tensors PyTorch's formula keeps (checked against later in-place changes), and
+    `save_result` adds `self` after the update."""
     from .._core import grad_state
     check_inplace_allowed(self)
     dyn = [self._value()] + [o._value() if isinstance(o, Tensor) else o for o in operands]
@@ -124,5 +126,17 @@ def inplace_apply(self, name, fn, operands):
     if not tracked:
         self._assign(res)
         return self
-    rebase_history(self, name, fn, dyn, tracked, res)
+    node = rebase_history(self, name, fn, dyn, tracked, res)
+    if saved or save_result:
+        save_for_check(node, saved, self if save_result else None)
     return self
+
+
+def save_for_check(node, tensors, result=None):
+    """Register `tensors` (and output `result`) as saved by `node`, so that backward raises
+    PyTorch's version-counter error if one was modified in place since."""
+    from .function import _owner
+    extra = [(t, t._vc[0], _owner(t)) for t in tensors if isinstance(t, Tensor)]
+    if result is not None:
+        extra.append((result, result._vc[0], (node.name(), 0)))
+    node._saved = list(node._saved or ()) + extra

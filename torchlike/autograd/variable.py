@@ -1,0 +1,2 @@
+"""Mirrors `torch.autograd.variable`: the legacy `Variable`."""
+from . import Variable  # noqa: F401
