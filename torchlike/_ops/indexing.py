@@ -11,6 +11,7 @@ raises for out-of-range indices; a jitted kernel cannot).
 import functools
 import numbers
 import operator
+import weakref
 
 import jax
 import jax.numpy as jnp
@@ -20,6 +21,8 @@ from .._core import dtype as dt
 from .._core import layout
 from .._core.grad_state import ENABLED as _GRAD
 from .._core.tensor import Tensor, _wrap_dim, make_view, wrap
+from ..autograd import graph as _graph
+from ..autograd.graph import JaxNode
 from .registry import FUNCTIONS, METHODS, OPS, _check_broadcast, _write_one_out, short_name
 
 _INT_KINDS = ("i", "u")
@@ -285,9 +288,11 @@ def _gather_kernel(dims):
 @functools.lru_cache(maxsize=None)
 def _put_kernel(dims, accumulate):
     def f(a, v, *idxs):
-        ref = a.at[_adv_key(a.ndim, dims, idxs)]
-        v = v.astype(a.dtype)
-        return ref.add(v) if accumulate else ref.set(v)
+        v = jnp.asarray(v)
+        v = v.reshape(_strip_leading_ones(v.shape))
+        if accumulate:
+            return a.at[_adv_key(a.ndim, dims, idxs)].add(v.astype(a.dtype))
+        return _set_rule(("adv", dims))(a, v, idxs)
     return jax.jit(f)
 
 
@@ -299,23 +304,60 @@ def _zero_dim_check(index):
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
 
 
+def _view_name(index):
+    """The node PyTorch's `__getitem__` gives a basic-indexing view: that of its last step."""
+    items = index if type(index) is tuple else (index,)
+    name = "AliasBackward0"
+    for o in items:
+        if o is Ellipsis or isinstance(o, (Tensor, list, np.ndarray)) and not (
+                isinstance(o, Tensor) and not o._size and o.dtype.np.kind in _INT_KINDS):
+            continue
+        if o is None or isinstance(o, (bool, np.bool_)):
+            name = "UnsqueezeBackward0"
+        elif type(o) is slice:
+            name = "SliceBackward0"
+        else:
+            name = "SelectBackward0"
+    return name
+
+
+def _same_layout(t, size, stride, offset):
+    return offset == t._offset and tuple(size) == t._size and tuple(stride) == t._stride
+
+
+def _index_tensors(advanced):
+    return [o for _, o, _ in advanced if isinstance(o, Tensor)]
+
+
 def getitem(self, index):
     """Mirrors `Tensor.__getitem__`: a view for basic indices, a copy for advanced ones."""
     if not self._size:
         _zero_dim_check(index)
     size, stride, offset, advanced = _basic(self, index)
-    name = "SelectBackward0" if isinstance(index, int) else "SliceBackward0" if isinstance(
-        index, slice) else "AsStridedBackward0"
+    if not (self._requires_grad and _GRAD[0]):
+        if advanced is None:
+            return make_view(self, size, stride, offset)
+        dims, idxs = _expand_advanced(advanced)
+        _check_bounds(size, dims, idxs)
+        return wrap(_gather_kernel(dims)(_host_view(self, size, stride, offset), *idxs),
+                    self.device)
     if advanced is None:
-        return make_view(self, size, stride, offset, name)
-    base = make_view(self, size, stride, offset, name)
+        return make_view(self, size, stride, offset, _view_name(index))
+    if _same_layout(self, size, stride, offset):
+        base = self
+    else:
+        base = make_view(self, size, stride, offset, _view_name(index))
     dims, idxs = _expand_advanced(advanced)
     _check_bounds(size, dims, idxs)
-    if base._requires_grad and _GRAD[0]:
-        from ..autograd.function import apply_jax
-        return apply_jax(_gather_kernel(dims), [base, *idxs], "IndexBackward0")[0]
-    out = _gather_kernel(dims)(base._value(), *idxs)
-    return wrap(out, self.device)
+    from ..autograd.function import apply_jax
+    out = apply_jax(_gather_kernel(dims), [base, *idxs], "IndexBackward0")[0]
+    from ..autograd.inplace import save_for_check
+    save_for_check(out.grad_fn, _index_tensors(advanced))
+    return out
+
+
+def _host_view(self, size, stride, offset):
+    return make_view(self, size, stride, offset)._value()
 
 
 def _strip_leading_ones(shape):
@@ -349,6 +391,9 @@ def setitem(self, index, value):
     if not self._size:
         _zero_dim_check(index)
     size, stride, offset, advanced = _basic(self, index)
+    if _GRAD[0] and (self._requires_grad or vt is not None and vt._requires_grad):
+        _setitem_grad(self, size, stride, offset, advanced, value, vt)
+        return
     dst = make_view(self, size, stride, offset)
     if advanced is None:
         _copy_to(dst, value, vt)
@@ -361,6 +406,34 @@ def setitem(self, index, value):
     bshape = _check_bounds(size, dims, idxs)
     res_shape = _index_result_shape(size, dims, bshape)
     _index_put(dst, dims, idxs, value, vt, res_shape, False)
+
+
+def _setitem_grad(self, size, stride, offset, advanced, value, vt):
+    """`__setitem__` recording autograd history: a write into `self` itself is its own node
+    (FillBackward3 / CopyBackwards / IndexPutBackward0), a write into a view of it rebases
+    `self` through CopySlices, as PyTorch does."""
+    dst = self if _same_layout(self, size, stride, offset) else make_view(self, size, stride,
+                                                                          offset)
+    if advanced is None:
+        if dst is self and (vt is None or not vt._size):
+            from ..autograd.inplace import inplace_apply
+            from .conversion import _fill_fn
+            if vt is None:
+                value = value.item() if isinstance(value, (np.number, np.bool_)) else value
+                if isinstance(value, complex) and not self.dtype.is_complex:
+                    value = value.real
+            inplace_apply(self, "FillBackward3", _fill_fn(self._size, self.dtype.np), [value])
+            return
+        _copy_to(dst, value, vt)
+        return
+    for _, o, _ in advanced:
+        if isinstance(o, Tensor) and o.dtype is dt.uint8:
+            raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with "
+                               "dtype unsigned char")
+    dims, idxs = _expand_advanced(advanced)
+    bshape = _check_bounds(size, dims, idxs)
+    res_shape = _index_result_shape(size, dims, bshape)
+    _index_put(dst, dims, idxs, value, vt, res_shape, False, _index_tensors(advanced))
 
 
 def _copy_to(dst, value, vt):
@@ -397,7 +470,8 @@ def _index_result_shape(size, dims, bshape):
     return tuple(bshape) + tuple(rest)
 
 
-def _index_put(dst, dims, idxs, value, vt, res_shape, accumulate):
+def _index_put(dst, dims, idxs, value, vt, res_shape, accumulate, saved=(), inplace=True):
+    """`dst[idxs] = value` (or `+=`); a new tensor when not `inplace`."""
     if vt is None:
         v = value.item() if isinstance(value, (np.number, np.bool_)) else value
         if isinstance(v, complex) and not dst.dtype.is_complex:
@@ -413,11 +487,11 @@ def _index_put(dst, dims, idxs, value, vt, res_shape, accumulate):
         if not ok:
             raise RuntimeError(f"shape mismatch: value tensor of shape {list(vt._size)} cannot be "
                                f"broadcast to indexing result of shape {list(res_shape)}")
-        v = vt._value().reshape(src)
+        v = vt
     if 0 in res_shape:
-        return
-    out = _put_kernel(dims, accumulate)(dst._value(), v, *idxs)
-    dst._assign(out)
+        return dst if inplace else dst.clone()
+    return _run("IndexPutBackward0", _put_kernel(dims, accumulate), dst, [v, *idxs], inplace,
+                saved=saved)
 
 
 METHODS["__getitem__"] = getitem
@@ -475,6 +549,200 @@ def _scalar_array(value, d):
         jnp.real(jnp.asarray(value)).astype(d.np)
 
 
+# ---- autograd ----------------------------------------------------------------------------------
+#
+# Every op below is one cached pure-JAX kernel `fn(self, *operands)`; with autograd on it is
+# recorded through `apply_jax` (out of place) or `inplace_apply` (in place), so its backward is
+# the kernel's vjp. Where PyTorch's formula differs from the plain vjp (writes with duplicate
+# indices, the scatter/index reductions) the kernel uses a `jax.custom_vjp` rule written after
+# PyTorch's formula.
+
+def _wants_grad(self, operands):
+    if not _GRAD[0]:
+        return False
+    if self._requires_grad:
+        return True
+    for o in operands:
+        if isinstance(o, Tensor) and o._requires_grad:
+            return True
+    return False
+
+
+def _run(name, fn, self, operands, inplace=False, out=None, saved=(), save_result=False,
+         op=None):
+    """`fn(self, *operands)` as a new tensor, into `out`, or written into `self` (`inplace`),
+    recording node `name` when autograd needs it; `saved` are the tensors PyTorch's backward
+    formula keeps (for the version-counter check), `save_result` adds the result."""
+    if out is not None and _GRAD[0] and out._requires_grad:
+        raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    if _wants_grad(self, operands):
+        if out is not None:
+            raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic "
+                               "differentiation, but one of the arguments requires grad.")
+        if inplace:
+            from ..autograd.inplace import inplace_apply
+            return inplace_apply(self, name, fn, operands,
+                                 saved=[t for t in saved if t is not self],
+                                 save_result=save_result)
+        from ..autograd.function import apply_jax
+        res = apply_jax(fn, [self, *operands], name)[0]
+        if (saved or save_result) and res.grad_fn is not None:
+            from ..autograd.inplace import save_for_check
+            save_for_check(res.grad_fn, saved, res if save_result else None)
+        return res
+    res = fn(self._value(), *[o._value() if isinstance(o, Tensor) else o for o in operands])
+    return _finish(self, res, inplace, out)
+
+
+def _key_of(spec, ndim, idxs):
+    """The JAX index for a write/read of the kind `spec`: ("adv", dims) advanced indices at
+    `dims`, ("along", d) one index vector along `d`, ("coords", d) scatter/gather coordinates."""
+    kind = spec[0]
+    if kind == "adv":
+        return _adv_key(ndim, spec[1], idxs)
+    if kind == "along":
+        return _along(spec[1], ndim, idxs[0])
+    return _coords(idxs[0].shape, spec[1], idxs[0])
+
+
+def _sum_to(g, shape):
+    lead = g.ndim - len(shape)
+    if lead:
+        g = g.sum(tuple(range(lead)))
+    axes = tuple(i for i, s in enumerate(shape) if s == 1 and g.shape[i] != 1)
+    if axes:
+        g = g.sum(axes, keepdims=True)
+    return g.reshape(shape)
+
+
+def _inexact(x):
+    return jnp.issubdtype(x.dtype, jnp.inexact)
+
+
+@functools.lru_cache(maxsize=None)
+def _set_rule(spec):
+    """`a.at[key].set(v)` with PyTorch's backward: the gradient of `a` is zero where written,
+    and every element of `v` (duplicate targets included) gets the gradient at its target."""
+    @jax.custom_vjp
+    def f(a, v, idxs):
+        return a.at[_key_of(spec, a.ndim, idxs)].set(v.astype(a.dtype))
+
+    def fwd(a, v, idxs):
+        return f(a, v, idxs), (jnp.zeros((0,) + v.shape, v.dtype), idxs)
+
+    def bwd(res, ct):
+        vz, idxs = res
+        key = _key_of(spec, ct.ndim, idxs)
+        gv = _sum_to(ct[key], vz.shape[1:]).astype(vz.dtype) if _inexact(vz) else None
+        return ct.at[key].set(0), gv, None
+    f.defvjp(fwd, bwd)
+    return f
+
+
+def _reduce_value(spec, mode, include_self, a, v, idxs):
+    """`a` with `v` reduced into the positions `key` (scatter_reduce / index_reduce)."""
+    key = _key_of(spec, a.ndim, idxs)
+    if mode == "sum":
+        return (a if include_self else a.at[key].set(0)).at[key].add(v)
+    if mode == "prod":
+        return (a if include_self else a.at[key].set(1)).at[key].multiply(v)
+    if mode == "amax":
+        return (a if include_self else a.at[key].set(_lowest(a.dtype))).at[key].max(v)
+    if mode == "amin":
+        return (a if include_self else a.at[key].set(_highest(a.dtype))).at[key].min(v)
+    # mean
+    cnt = jnp.zeros(a.shape, jnp.int64).at[key].add(jnp.ones(v.shape, jnp.int64))
+    s = (a if include_self else a.at[key].set(0)).at[key].add(v)
+    cnt = jnp.maximum(cnt + (1 if include_self else 0), 1)
+    if jnp.issubdtype(a.dtype, jnp.integer):
+        return jnp.floor_divide(s, cnt.astype(a.dtype))
+    return (s / cnt.astype(a.dtype)).astype(a.dtype)
+
+
+@functools.lru_cache(maxsize=None)
+def _reduce_rule(spec, mode, include_self):
+    """The scatter/index reduction with PyTorch's backward (`scatter_reduce_backward`: prod
+    handles zeros exactly, amax/amin share the gradient evenly between ties)."""
+    @jax.custom_vjp
+    def f(a, v, idxs):
+        return _reduce_value(spec, mode, include_self, a, v, idxs)
+
+    def fwd(a, v, idxs):
+        r = f(a, v, idxs)
+        return r, (a, v, idxs, r)
+
+    def bwd(res, g):
+        a, v, idxs, r = res
+        key = _key_of(spec, a.ndim, idxs)
+        if mode == "sum":
+            ga, gv = g, g[key]
+        elif mode == "prod":
+            ms = jnp.where(a == 0, jnp.ones((), a.dtype), a)
+            ga = g * f(ms, v, idxs) / ms  # (f, not a plain scatter: differentiable again)
+            vz = v == 0
+            nz = jnp.zeros(a.shape, a.dtype).at[key].add(vz.astype(a.dtype))[key]
+            single = vz & (nz == 1)
+            mv = jnp.where(single, jnp.ones((), v.dtype), v)
+            mvr = f(a, mv, idxs)
+            gv = jnp.where(single, (g * mvr)[key],
+                           (g * r)[key] / jnp.where(vz, jnp.ones((), v.dtype), v))
+        elif mode == "mean":
+            n = (jnp.ones if include_self else jnp.zeros)(g.shape, g.dtype)
+            n = n.at[key].add(jnp.ones(v.shape, g.dtype))
+            n = jnp.where(n == 0, jnp.ones((), g.dtype), n)
+            ga, gv = g / n, g[key] / n[key]
+        else:  # amax / amin: the gradient is shared evenly between the elements equal to it
+            a_is = (a == r).astype(g.dtype)
+            v_is = (v == r[key]).astype(g.dtype)
+            gd = g / a_is.at[key].add(v_is)
+            ga, gv = a_is * gd, v_is * gd[key]
+        if not include_self:
+            ga = ga.at[key].set(0)
+        return ga.astype(a.dtype), gv.astype(v.dtype), None
+    f.defvjp(fwd, bwd)
+    return f
+
+
+class _NotImplementedNode(JaxNode):
+    """PyTorch's `NotImplemented` node (scatter with `reduce=`): backward raises."""
+
+    __slots__ = ()
+
+    def apply(self, grads, create_graph):
+        raise RuntimeError("derivative for aten::scatter is not implemented")
+
+
+class _BadSrcGrad(JaxNode):
+    """A scatter node whose `src` is larger than `index`: PyTorch's backward returns an
+    index-shaped gradient for it, which its engine rejects."""
+
+    __slots__ = ()
+
+    def apply(self, grads, create_graph):
+        pos, got, want = _BAD_SRC[self]
+        raise RuntimeError(f"Function {self.name()} returned an invalid gradient at index {pos} - "
+                           f"got {list(got)} but expected shape compatible with {list(want)}")
+
+
+_BAD_SRC = weakref.WeakKeyDictionary()
+
+
+def _check_src_grad(res, name, index, src):
+    """Mark the node of a scatter whose gradient for `src` PyTorch cannot deliver."""
+    node = res.grad_fn
+    if (src._requires_grad and index._size != src._size and node is not None
+            and type(node).__name__ == name):
+        node.__class__ = _graph.node_class(name, _BadSrcGrad)
+        _BAD_SRC[node] = (1, index._size, src._size)
+    return res
+
+
+# ops recorded under the name "NotImplemented" get the raising node
+_graph._CLASSES[("NotImplemented", JaxNode)] = type(
+    "NotImplemented", (_NotImplementedNode,), {"__slots__": (), "__module__": "torch"})
+
+
 # ---- gather / scatter --------------------------------------------------------------------------
 
 def _coords(index_shape, dim, index):
@@ -483,7 +751,7 @@ def _coords(index_shape, dim, index):
                  for i in range(len(index_shape)))
 
 
-def gather(input, dim, index, *, sparse_grad=False, out=None):
+def gather(input, dim, index, *, sparse_grad=False, out=None, _save_index=True):
     """Mirrors `torch.gather`."""
     n = input.dim()
     d = _wrap_dim(dim, n)
@@ -514,8 +782,9 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
                 return jnp.zeros(shp, a.dtype)
             return a2[_coords(isz, d, i2)].reshape(shp)
         return f
-    res = _kernel(("gather", d, isz, ssz), build)(input._value(), index._value())
-    return _finish(input, res, False, out)
+    k = _kernel(("gather", d, isz, ssz), build)
+    return _run("GatherBackward0", k, input, [index], out=out, op="gather",
+                saved=(input, index) if _save_index else (input,))
 
 
 def _scatter_checks(name, self, d, index, src):
@@ -553,7 +822,9 @@ _IDENT = {"sum": 0, "mean": 0, "prod": 1}
 
 
 def _scatter_core(mode, d, isz, ssz, include_self=True, src_is_tensor=True):
-    """A pure function (self, index, src) -> new self for one scatter flavour."""
+    """A pure function (self, index, src) -> new self for one scatter flavour: "set" (scatter),
+    "add" (scatter_add), "reduce_add"/"reduce_multiply" (scatter's `reduce=`, not
+    differentiable in PyTorch) or a scatter_reduce mode."""
     def f(a, idx, src):
         shp = a.shape
         a2 = a.reshape(ssz)
@@ -565,27 +836,14 @@ def _scatter_core(mode, d, isz, ssz, include_self=True, src_is_tensor=True):
         else:
             v = jnp.broadcast_to(src.astype(a.dtype), isz)
         c = _coords(isz, d, i2)
-        ref = a2.at[c]
         if mode == "set":
-            r = ref.set(v)
-        elif mode in ("add", "sum"):
-            r = a2.at[c].set(0).at[c].add(v) if not include_self else ref.add(v)
-        elif mode in ("multiply", "prod"):
-            r = a2.at[c].set(1).at[c].multiply(v) if not include_self else ref.multiply(v)
-        elif mode == "amax":
-            r = a2.at[c].set(_lowest(a.dtype)).at[c].max(v) if not include_self else ref.max(v)
-        elif mode == "amin":
-            r = a2.at[c].set(_highest(a.dtype)).at[c].min(v) if not include_self else ref.min(v)
-        elif mode == "mean":
-            cnt = jnp.zeros(ssz, jnp.int64).at[c].add(1)
-            base = a2.at[c].set(0) if not include_self else a2
-            s = base.at[c].add(v)
-            cnt = cnt + (1 if include_self else 0)
-            cnt = jnp.maximum(cnt, 1)
-            if jnp.issubdtype(a.dtype, jnp.integer):
-                r = jnp.floor_divide(s, cnt.astype(a.dtype))
-            else:
-                r = (s / cnt.astype(a.dtype)).astype(a.dtype)
+            r = _set_rule(("coords", d))(a2, v, (i2,))
+        elif mode in ("add", "reduce_add"):
+            r = a2.at[c].add(v)
+        elif mode == "reduce_multiply":
+            r = a2.at[c].multiply(v)
+        else:
+            r = _reduce_rule(("coords", d), mode, include_self)(a2, v, (i2,))
         return r.reshape(shp)
     return f
 
@@ -614,11 +872,16 @@ def _scatter(self, dim, index, src=None, value=None, reduce=None, inplace=False,
     if not is_t:
         value = src if src is not None else value
     isz, ssz = _scatter_checks("scatter", self, d, index, src if is_t else None)
-    mode = reduce or "set"
-    v = src._value() if is_t else _scalar_array(value, self.dtype)
+    mode = "reduce_" + reduce if reduce else "set"
     k = _kernel(("scatter", mode, d, isz, ssz, is_t),
                 lambda: _scatter_core(mode, d, isz, ssz, True, is_t))
-    return _finish(self, k(self._value(), index._value(), v), inplace, out)
+    if reduce:
+        name = "NotImplemented"
+    else:
+        name = "ScatterBackward0" if is_t else "ScatterBackward1"
+    v = src if is_t else _scalar_array(value, self.dtype)
+    res = _run(name, k, self, [index, v], inplace, out, saved=(index,), op="scatter")
+    return _check_src_grad(res, name, index, src) if is_t else res
 
 
 def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
@@ -636,7 +899,9 @@ def _scatter_add(self, dim, index, src, inplace, out=None):
     isz, ssz = _scatter_checks("scatter_add", self, d, index, src)
     k = _kernel(("scatter", "add", d, isz, ssz, True),
                 lambda: _scatter_core("add", d, isz, ssz, True, True))
-    return _finish(self, k(self._value(), index._value(), src._value()), inplace, out)
+    res = _run("ScatterAddBackward0", k, self, [index, src], inplace, out, saved=(index,),
+               op="scatter_add")
+    return _check_src_grad(res, "ScatterAddBackward0", index, src)
 
 
 def scatter_add(input, dim, index, src, *, out=None):
@@ -658,7 +923,9 @@ def _scatter_reduce(self, dim, index, src, reduce, include_self, inplace, out=No
     include_self = bool(include_self)
     k = _kernel(("scatter", reduce, d, isz, ssz, True, include_self),
                 lambda: _scatter_core(reduce, d, isz, ssz, include_self, True))
-    return _finish(self, k(self._value(), index._value(), src._value()), inplace, out)
+    res = _run("ScatterReduceBackward0", k, self, [index, src], inplace, out,
+               saved=(self, index, src), save_result=True, op="scatter_reduce")
+    return _check_src_grad(res, "ScatterReduceBackward0", index, src)
 
 
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
@@ -699,8 +966,8 @@ def index_select(input, dim, index, *, out=None):
                 return a.reshape(1)[idx.reshape(-1)].reshape(())
             return jnp.take(a, idx.reshape(-1), axis=d)
         return f
-    return _finish(input, _kernel(("index_select", d), build)(input._value(), index._value()),
-                   False, out)
+    return _run("IndexSelectBackward0", _kernel(("index_select", d), build), input, [index],
+                out=out, saved=(index,), op="index_select")
 
 
 def _index_dim_checks(name, self, d, index, source, msgs):
@@ -774,8 +1041,8 @@ def _index_op_kernel(kind, d, include_self=True):
             i = idx.reshape(-1)
             key = _along(d, a2.ndim, i)
             if kind == "fill":
-                r = a2.at[key].set(v.astype(a.dtype))
-                return r.reshape(shp)
+                mask = jnp.zeros(a2.shape, jnp.bool_).at[key].set(True)
+                return jnp.where(mask, v.astype(a.dtype), a2).reshape(shp)
             v2 = v.reshape(tuple(a2.shape[j] if j != d else i.shape[0]
                                  for j in range(a2.ndim)))
             if kind == "add":
@@ -784,24 +1051,9 @@ def _index_op_kernel(kind, d, include_self=True):
                 else:
                     r = a2.at[key].add(v2 * alpha.astype(a.dtype))
             elif kind == "copy":
-                r = a2.at[key].set(v2)
+                r = _set_rule(("along", d))(a2, v2, (i,))
             else:
-                c = key
-                if kind == "prod":
-                    r = (a2 if include_self else a2.at[c].set(1)).at[c].multiply(v2)
-                elif kind == "amax":
-                    r = (a2 if include_self else a2.at[c].set(_lowest(a.dtype))).at[c].max(v2)
-                elif kind == "amin":
-                    r = (a2 if include_self else a2.at[c].set(_highest(a.dtype))).at[c].min(v2)
-                else:  # mean
-                    ones = jnp.ones(v2.shape, jnp.int64)
-                    cnt = jnp.zeros(a2.shape, jnp.int64).at[c].add(ones)
-                    s = (a2 if include_self else a2.at[c].set(0)).at[c].add(v2)
-                    cnt = jnp.maximum(cnt + (1 if include_self else 0), 1)
-                    if jnp.issubdtype(a.dtype, jnp.integer):
-                        r = jnp.floor_divide(s, cnt.astype(a.dtype))
-                    else:
-                        r = (s / cnt.astype(a.dtype)).astype(a.dtype)
+                r = _reduce_rule(("along", d), kind, include_self)(a2, v2, (i,))
             return r.reshape(shp)
         return f
     return _kernel(("index_op", kind, d, include_self), build)
@@ -810,9 +1062,9 @@ def _index_op_kernel(kind, d, include_self=True):
 def _index_add(self, dim, index, source, alpha, inplace, out=None):
     d = _wrap_dim(dim, self.dim())
     _index_dim_checks("index_add", self, d, index, source, _ADD_MSGS)
-    res = _index_op_kernel("add", d)(self._value(), index._value(), source._value(),
-                                     jnp.asarray(alpha))
-    return _finish(self, res, inplace, out)
+    return _run("IndexAddBackward0", _index_op_kernel("add", d), self,
+                [index, source, np.asarray(alpha)], inplace, out, saved=(index, source),
+                op="index_add")
 
 
 def index_add(input, dim, index, source, *, alpha=1, out=None):
@@ -828,9 +1080,9 @@ def index_add_(self, dim, index, source, *, alpha=1):
 def _index_copy(self, dim, index, source, inplace, out=None):
     d = _wrap_dim(dim, self.dim())
     _index_dim_checks("index_copy", self, d, index, source, _COPY_MSGS)
-    res = _index_op_kernel("copy", d)(self._value(), index._value(), source._value(),
-                                      jnp.asarray(1))
-    return _finish(self, res, inplace, out)
+    return _run("IndexCopyBackward0", _index_op_kernel("copy", d), self,
+                [index, source, np.asarray(1)], inplace, out, saved=(index, source),
+                op="index_copy")
 
 
 def index_copy(input, dim, index, source, *, out=None):
@@ -849,9 +1101,12 @@ def _index_fill(self, dim, index, value, inplace):
         raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value.dim()} dimension(s).")
     _index_dim_checks("index_fill", self, d, index, None, _FILL_MSGS)
-    res = _index_op_kernel("fill", d)(self._value(), index._value(),
-                                      _scalar_array(value, self.dtype), jnp.asarray(1))
-    return _finish(self, res, inplace)
+    if isinstance(value, Tensor):
+        name = "IndexFillBackward1"
+    else:
+        name, value = "IndexFillBackward0", _scalar_array(value, self.dtype)
+    return _run(name, _index_op_kernel("fill", d), self, [index, value, np.asarray(1)], inplace,
+                saved=(index,))
 
 
 def index_fill(input, dim, index, value):
@@ -870,9 +1125,9 @@ def _index_reduce(self, dim, index, source, reduce, include_self, inplace, out=N
         raise RuntimeError("index_reduce(): Expected reduce to be one of prod, mean, amax or "
                            f"amin but got {reduce}.")
     _index_dim_checks("index_reduce", self, d, index, source, _REDUCE_MSGS)
-    res = _index_op_kernel(reduce, d, bool(include_self))(
-        self._value(), index._value(), source._value(), jnp.asarray(1))
-    return _finish(self, res, inplace, out)
+    return _run("IndexReduceBackward0", _index_op_kernel(reduce, d, bool(include_self)), self,
+                [index, source, np.asarray(1)], inplace, out, saved=(self, index, source),
+                save_result=True, op="index_reduce")
 
 
 def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
@@ -897,24 +1152,28 @@ def _index_put_op(self, indices, values, accumulate, inplace):
     if len(indices) > self.dim() and not (self.dim() == 0 and len(indices) == 1):
         raise IndexError(f"too many indices for tensor of dimension {self.dim()} (got "
                          f"{len(indices)})")
-    target = self if inplace else wrap(self._value(), self.device)
-    size, stride, offset, advanced = _basic(target, tuple(
+    size, stride, offset, advanced = _basic(self, tuple(
         slice(None) if i is None else i for i in indices))
     if advanced is None:
         advanced = []
-    dst = make_view(target, size, stride, offset)
-    if not advanced:
-        from .conversion import copy_
-        if accumulate:
-            dst._assign(dst._value() + values._value().astype(dst.dtype.np))
-        else:
-            copy_(dst, values)
-        return target
+    if not advanced or not _same_layout(self, size, stride, offset):
+        # no index tensor (all None), or a bool index that adds a dim: write through a view
+        target = self if inplace else wrap(self._value(), self.device)
+        dst = make_view(target, size, stride, offset)
+        if not advanced:
+            from .conversion import copy_
+            if accumulate:
+                dst._assign(dst._value() + values._value().astype(dst.dtype.np))
+            else:
+                copy_(dst, values)
+            return target
+    else:
+        dst = self
     dims, idxs = _expand_advanced(advanced)
     bshape = _check_bounds(size, dims, idxs)
-    _index_put(dst, dims, idxs, None, values, _index_result_shape(size, dims, bshape),
-               bool(accumulate))
-    return target
+    res = _index_put(dst, dims, idxs, None, values, _index_result_shape(size, dims, bshape),
+                     bool(accumulate), _index_tensors(advanced), inplace or dst is not self)
+    return res if dst is self else target
 
 
 def index_put(input, indices, values, accumulate=False):
@@ -945,9 +1204,12 @@ def _masked_fill(self, mask, value, inplace):
         def f(a, m, v):
             return jnp.where(m, v.astype(a.dtype), a)
         return f
-    res = _kernel(("masked_fill",), build)(self._value(), mask._value(),
-                                           _scalar_array(value, self.dtype))
-    return _finish(self, res, inplace)
+    if isinstance(value, Tensor):
+        name = "MaskedFillBackward1"
+    else:
+        name, value = "MaskedFillBackward0", _scalar_array(value, self.dtype)
+    return _run(name, _kernel(("masked_fill",), build), self, [mask, value], inplace,
+                saved=(mask,))
 
 
 _C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
@@ -995,9 +1257,8 @@ def _masked_scatter(self, mask, source, inplace):
             vals = flat[jnp.clip(pos, 0, flat.shape[0] - 1)]
             return jnp.where(mk, vals, a.reshape(-1)).reshape(shape)
         return f
-    res = _kernel(("masked_scatter", shape), build)(self._value(), mask._value(),
-                                                     source._value())
-    return _finish(self, res, inplace)
+    return _run("MaskedScatterBackward0", _kernel(("masked_scatter", shape), build), self,
+                [mask, source], inplace, saved=(mask,))
 
 
 def masked_scatter(input, mask, source):
@@ -1022,8 +1283,8 @@ def masked_select(input, mask, *, out=None):
         def f(a, i):
             return jnp.broadcast_to(a, shape).reshape(-1)[i]
         return f
-    res = _kernel(("masked_select", shape), build)(input._value(), idx)
-    return _finish(input, res, False, out)
+    return _run("MaskedSelectBackward0", _kernel(("masked_select", shape), build), input, [idx],
+                out=out, saved=(input, mask), op="masked_select")
 
 
 # ---- flat take / put ---------------------------------------------------------------------------
@@ -1050,7 +1311,8 @@ def take(input, index, *, out=None):
                 return jnp.zeros(i.shape, a.dtype)
             return a.reshape(-1)[i]
         return f
-    return _finish(input, _kernel(("take",), build)(input._value(), index._value()), False, out)
+    return _run("TakeBackward0", _kernel(("take",), build), input, [index], out=out,
+                saved=(input, index), op="take")
 
 
 def take_along_dim(input, indices, dim=None, *, out=None):
@@ -1060,7 +1322,7 @@ def take_along_dim(input, indices, dim=None, *, out=None):
                            f"{short_name(indices.dtype)}")
     if dim is None:
         flat_in = input.reshape(-1)
-        return gather(flat_in, 0, indices.reshape(-1), out=out)
+        return gather(flat_in, 0, indices.reshape(-1), out=out, _save_index=False)
     if input.dim() != indices.dim():
         raise RuntimeError("torch.take_along_dim(): input and indices should have the same number "
                            f"of dimensions, but got {input.dim()} dimensions for input, and "
@@ -1074,7 +1336,7 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     bi, bj = list(b), list(b)
     bi[d] = input._size[d]
     bj[d] = indices._size[d]
-    return gather(input.expand(*bi), d, indices.expand(*bj), out=out)
+    return gather(input.expand(*bi), d, indices.expand(*bj), out=out, _save_index=False)
 
 
 def _put(self, index, source, accumulate, inplace):
@@ -1097,12 +1359,12 @@ def _put(self, index, source, accumulate, inplace):
         def f(a, i, s):
             if i.size == 0:
                 return a
-            ref = a.reshape(-1).at[i.reshape(-1)]
-            s = s.reshape(-1)
-            return (ref.add(s) if acc else ref.set(s)).reshape(a.shape)
+            flat, i, s = a.reshape(-1), (i.reshape(-1),), s.reshape(-1)
+            r = flat.at[i].add(s) if acc else _set_rule(("adv", (0,)))(flat, s, i)
+            return r.reshape(a.shape)
         return f
-    res = _kernel(("put", acc), build)(self._value(), index._value(), source._value())
-    return _finish(self, res, inplace)
+    return _run("PutBackward0", _kernel(("put", acc), build), self, [index, source], inplace,
+                saved=(index, source))
 
 
 def put(input, index, source, accumulate=False):
@@ -1137,21 +1399,41 @@ def argwhere(input):
 
 # ---- *_scatter (out-of-place embeds) -----------------------------------------------------------
 
-def _embed(input, src, view_fn):
+def _embed(input, src, view_fn, name):
     from .conversion import copy_
     out = wrap(input._value(), input.device)
-    v = view_fn(out)
+    with _no_grad():
+        v = view_fn(out)
     if v._size != src._size:
         raise RuntimeError("expected src to have a size equal to the slice of self. src size = "
                            f"{list(src._size)}, slice size = {list(v._size)}")
+    if _GRAD[0] and (input._requires_grad or src._requires_grad):
+        from ..autograd.function import apply_jax
+        return apply_jax(_embed_fn(v._size, v._stride), [input, src, np.int64(v._offset)],
+                         name)[0]
     copy_(v, src)
     out._vc[0] = 0
     return out
 
 
+class _no_grad:
+    def __enter__(self):
+        self.prev = _GRAD[0]
+        _GRAD[0] = False
+
+    def __exit__(self, *a):
+        _GRAD[0] = self.prev
+
+
+@functools.lru_cache(maxsize=None)
+def _embed_fn(size, stride):
+    """`a` with the (size, stride, offset) region of its contiguous layout replaced by `s`."""
+    return jax.jit(lambda a, s, off: layout.write_impl(a, off, s, size, stride))
+
+
 def select_scatter(input, src, dim, index):
     """Mirrors `torch.select_scatter`."""
-    return _embed(input, src, lambda t: t.select(dim, index))
+    return _embed(input, src, lambda t: t.select(dim, index), "SelectScatterBackward0")
 
 
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
@@ -1160,12 +1442,13 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
         d = _wrap_dim(dim, t.dim())
         key = (slice(None),) * d + (slice(start, end, step),)
         return getitem(t, key)
-    return _embed(input, src, view)
+    return _embed(input, src, view, "SliceScatterBackward0")
 
 
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     """Mirrors `torch.diagonal_scatter`."""
-    return _embed(input, src, lambda t: t.diagonal(offset, dim1, dim2))
+    return _embed(input, src, lambda t: t.diagonal(offset, dim1, dim2),
+                  "DiagonalScatterBackward0")
 
 
 for _f in (gather, scatter, scatter_add, scatter_reduce, index_select, index_add, index_copy,

@@ -645,7 +645,27 @@ FUNCTIONS["default_generator"] = default_generator
 
 # ---- in-place samplers --------------------------------------------------------------------------
 
-def _fill(self, kind, generator, *params):
+_FILL_NAMES = {"uniform": "UniformBackward0", "normal": "NormalBackward0",
+               "bernoulli": "BernoulliBackward2", "exponential": "ExponentialBackward0",
+               "geometric": "GeometricBackward0", "log_normal": "LogNormalBackward0",
+               "cauchy": "CauchyBackward0", "randint": "RandomBackward0",
+               "bits63": "RandomBackward2"}
+
+
+def _replaced(a, new):
+    """An in-place sampler as a function of the old value: the new one (zero gradient)."""
+    return new
+
+
+def _fill(self, kind, generator, *params, name=None):
+    from .._core.grad_state import ENABLED
+    if ENABLED[0] and self._requires_grad:
+        # PyTorch's in-place rules (a leaf that requires grad refuses) before any sampling;
+        # on a non-leaf the sampler becomes the node (its gradient is zero)
+        from ..autograd.inplace import check_inplace_allowed, inplace_apply
+        check_inplace_allowed(self)
+        arr = _sample(kind, self._size, self.dtype, self.device, generator, *params)
+        return inplace_apply(self, name or _FILL_NAMES[kind], _replaced, [arr])
     arr = _sample(kind, self._size, self.dtype, self.device, generator, *params)
     self._assign(arr)
     return self
@@ -682,7 +702,7 @@ def bernoulli_(self, p=0.5, *, generator=None):
                                "(Could this error message be improved?  If so, please report an "
                                "enhancement request to PyTorch.)")
         broadcast_shapes_checked([self._size, p._size])
-        return _fill(self, "bernoulli", generator, p._value())
+        return _fill(self, "bernoulli", generator, p._value(), name="BernoulliBackward1")
     _check_p01(p)
     return _fill(self, "bernoulli", generator, float(p))
 
@@ -702,18 +722,20 @@ def random_(self, from_=None, to=None, *, generator=None, **kw):
     d = self.dtype
     if d.is_complex:
         raise _not_impl("random_", d)
+    name = "RandomBackward0"
     if from_ is not None and to is None:
-        from_, to = 0, from_
+        from_, to, name = 0, from_, "RandomBackward1"
     if from_ is None and to is None:
         hi = _random_bound(d)
         if hi >= (1 << 63) - 1:
             return _fill(self, "bits63", generator)
-        return _fill(self, "randint", generator, np.int64(0), np.int64(hi + 1))
+        return _fill(self, "randint", generator, np.int64(0), np.int64(hi + 1),
+                     name="RandomBackward2")
     if from_ is None:
         from_ = 0
     frm, to = int(_num(from_)), int(_num(to))
     _check_from_to(frm, to, d)
-    return _fill(self, "randint", generator, np.int64(frm), np.int64(to))
+    return _fill(self, "randint", generator, np.int64(frm), np.int64(to), name=name)
 
 
 def exponential_(self, lambd=1.0, *, generator=None):
