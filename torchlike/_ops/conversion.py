@@ -270,7 +270,8 @@ def fill_(self, value):
         if isinstance(value, Tensor) and value.dim() != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
                                f"with {value.dim()} dimensions.")
-        return inplace_apply(self, "FillBackward0", _fill_fn(self._size, self.dtype.np), [value])
+        return inplace_apply(self, "FillBackward3" if isinstance(value, Tensor) else
+                             "FillBackward2", _fill_fn(self._size, self.dtype.np), [value])
     self._assign(_full_array(self, value))
     return self
 
