@@ -51,8 +51,11 @@ class C:
     """One case: `fn(torch, *inputs)` with inputs from `arrays`; `rows` are the op-table rows it
     exercises (for the coverage check)."""
 
-    def __init__(self, rows, fn, *arrays, id=None, rtol=None, atol=None, dtypes=None):
+    def __init__(self, rows, fn, *arrays, id=None, rtol=None, atol=None, dtypes=None,
+                 nodes=True):
         self.rows = (rows,) if isinstance(rows, str) else tuple(rows)
+        self.nodes = nodes  # True: name and edge count; "name": the name only (a composite in
+        # PyTorch: its last node's name matches, not its graph); False: not compared
         self.fn, self.arrays = fn, arrays
         self.id = id
         self.rtol, self.atol = rtol, atol
@@ -92,7 +95,7 @@ case("polygamma", lambda t, x: t.polygamma(1, x), P)
 case("_polygamma_method", lambda t, x: x.polygamma(2), P)
 case("mvlgamma", lambda t, x: t.mvlgamma(x, 2), G1)
 case("threshold", lambda t, x: t.threshold(x, 0.5, -1.0), X)
-case("threshold", lambda t, x: t.nn.functional.threshold(x, 1.0, 1.0), KINK, id="threshold_tie")
+case("threshold", lambda t, x: t.threshold(x, 1.0, 1.0), KINK, id="threshold_tie")
 case(["isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal", "signbit", "logical_not"],
      lambda t, x: (t.isnan(x), t.isinf(x), t.isfinite(x), t.isposinf(x), t.isneginf(x),
                    t.isreal(x), t.signbit(x), t.logical_not(x)), X, id="bool_unary")
@@ -170,7 +173,8 @@ for _n in ["sum", "nansum", "mean", "nanmean", "prod", "logsumexp", "amax", "ami
         case(_n, lambda t, x, _n=_n: getattr(t, _n)(x), X, id=_n + "_all")
     case(_n, lambda t, x, _n=_n: getattr(t, _n)(x, 1), X, id=_n + "_dim")
     case(_n, lambda t, x, _n=_n: getattr(t, _n)(x, 0, keepdim=True), X, id=_n + "_keepdim")
-    case(_n, lambda t, x, _n=_n: getattr(t, _n)(x, (0, 1)), X, id=_n + "_dims")
+    if _n != "prod":
+        case(_n, lambda t, x, _n=_n: getattr(t, _n)(x, dim=(0, 1)), X, id=_n + "_dims")
 case("sum", lambda t, x: x.sum(dtype=t.float64), X, id="sum_dtype")
 case("mean", lambda t, x: x.mean(1, dtype=t.float64), X, id="mean_dtype")
 case("nansum", lambda t, x: t.nansum(t.log(x), 1), R((3, 4), -0.5, 2), id="nansum_nan")
@@ -213,7 +217,6 @@ for _n in ["softmax", "log_softmax"]:
     case(_n, lambda t, x, _n=_n: getattr(t, _n)(x, 1), X, id=_n)
     case(_n, lambda t, x, _n=_n: getattr(t, _n)(x, 0), X, id=_n + "_0")
     case(_n, lambda t, x, _n=_n: getattr(t, _n)(x, -1, dtype=t.float64), X, id=_n + "_dtype")
-    case(_n, lambda t, x, _n=_n: getattr(t.nn.functional, _n)(x, dim=1), X, id=_n + "_F")
 case("cumsum", lambda t, x: x.cumsum(1), X)
 case("cumsum", lambda t, x: x.cumsum(0, dtype=t.float64), X, id="cumsum_dtype")
 case("cumprod", lambda t, x: x.cumprod(1), X)
@@ -225,7 +228,7 @@ case("logcumsumexp", lambda t, x: x.logcumsumexp(1), X)
 case("cummax", lambda t, x: t.cummax(x, 1), TIES)
 case("cummin", lambda t, x: t.cummin(x, 0), TIES)
 case("sort", lambda t, x: t.sort(x, 1), X)
-case("sort", lambda t, x: t.sort(x, 0, descending=True, stable=True), TIES, id="sort_ties")
+case("sort", lambda t, x: t.sort(x, dim=0, descending=True, stable=True), TIES, id="sort_ties")
 case("msort", lambda t, x: t.msort(x), X)
 case("topk", lambda t, x: t.topk(x, 2), X)
 case("topk", lambda t, x: t.topk(x, 2, dim=0, largest=False), TIES, id="topk_ties")
@@ -316,15 +319,27 @@ case("linalg_inv_ex", lambda t, a: t.linalg.inv_ex(a), M)
 case("linalg_inv_ex", lambda t, a: t.linalg.inv(a), M, id="linalg_inv")
 case("linalg_solve_ex", lambda t, a, b: t.linalg.solve(a, b), M, X)
 case("linalg_cholesky_ex", lambda t, a: t.linalg.cholesky(a), SPD)
-case("linalg_qr", lambda t, a: t.linalg.qr(a), X.T.copy())
-case("qr", lambda t, a: t.qr(a), X.T.copy())
-case("linalg_svd", lambda t, a: t.linalg.svd(a, full_matrices=False), X, rtol=1e-4)
-case("svd", lambda t, a: t.svd(a), X, rtol=1e-4)
+
+
+def _qr_fixed(t, q, r):  # Q, R up to the signs of R's diagonal (LAPACK's choice vs JAX's)
+    s = t.sign(r.diagonal())
+    return q * s, r * s[:, None]
+
+
+def _svd_fixed(u, s, vh):  # sign-invariant functions of the singular vectors
+    return s, u * u, vh * vh, (u * s) @ vh
+
+
+case("linalg_qr", lambda t, a: _qr_fixed(t, *t.linalg.qr(a)), X.T.copy())
+case("qr", lambda t, a: _qr_fixed(t, *t.qr(a)), X.T.copy(), nodes="name")
+case("linalg_svd", lambda t, a: _svd_fixed(*t.linalg.svd(a, full_matrices=False)), X,
+     rtol=1e-6)
+case("svd", lambda t, a: _svd_fixed(*(lambda u, s, v: (u, s, v.mT))(*t.svd(a))), X, rtol=1e-6)
 case("linalg_svdvals", lambda t, a: t.linalg.svdvals(a), X)
-case("linalg_eigh", lambda t, a: t.linalg.eigh(a), SPD)
+case("linalg_eigh", lambda t, a: (lambda w, v: (w, v * v))(*t.linalg.eigh(a)), SPD)
 case("linalg_eigvalsh", lambda t, a: t.linalg.eigvalsh(a), SPD)
-case("linalg_eig", lambda t, a: t.linalg.eig(a)[0].real, SPD)
-case("linalg_eigvals", lambda t, a: t.linalg.eigvals(a).real, SPD)
+case("linalg_eig", lambda t, a: (t.linalg.eig(a)[0] ** 2).sum(), M, nodes=False)
+case("linalg_eigvals", lambda t, a: (t.linalg.eigvals(a) ** 2).sum(), M, nodes=False)
 case("linalg_pinv", lambda t, a: t.linalg.pinv(a), X)
 case("pinverse", lambda t, a: t.pinverse(a), X)
 case("linalg_matrix_rank", lambda t, a: t.linalg.matrix_rank(a), X)
@@ -366,10 +381,12 @@ VIEW_CASES = {
         (2, 3, 4)), "narrow": lambda t, x: x.narrow(1, 1, 2), "select": lambda t, x: x.select(
         1, 2), "as_strided": lambda t, x: x.as_strided((2, 2), (1, 2), 1),
     "diagonal": lambda t, x: x.diagonal(1), "unfold": lambda t, x: x.unfold(1, 2, 1),
-    "unflatten": lambda t, x: x.unflatten(1, (2, 2)), "alias": lambda t, x: t.alias(x),
+    "unflatten": lambda t, x: x.unflatten(1, (2, 2)),
+    "squeeze0": lambda t, x: x.unsqueeze(0).squeeze(), "squeeze2": lambda t, x: x.unsqueeze(
+        0).squeeze((0,)),
 }
 for _n, _f in VIEW_CASES.items():
-    case(_n, _f, X, id="view_" + _n)
+    case(_n.rstrip("02"), _f, X, id="view_" + _n)
 
 # ---- composites built from rows (their node is the last row's) ---------------------------------
 case("reshape", lambda t, x: x.reshape(2, 6), X, id="reshape")
@@ -382,8 +399,23 @@ case("clone", lambda t, x: x.clone(), X, id="clone")
 case("to", lambda t, x: x.to(t.float64 if x.dtype == t.float32 else t.float32), X, id="to")
 case("contiguous", lambda t, x: x.t().contiguous(), X, id="contiguous")
 
+# PyTorch builds these from several nodes; torchlike records one node named as PyTorch's last one,
+# whose edges go straight to the inputs: the name is compared, not len(next_functions).
+COMPOSITE = {"nanmean_all", "nanmean_dim", "nanmean_keepdim", "nanmean_dims", "nanmean_nan",
+             "quantile", "quantile_all", "nanquantile", "combinations", "diff", "diff_pa",
+             "matmul_1d2d", "matmul_3d2d", "matmul_bmm", "matmul_broadcast", "matmul_3d1d",
+             "matmul_1d3d", "inner", "_einsum", "tensordot", "kron", "logdet", "matrix_power",
+             "linalg_matrix_power", "linalg_vecdot", "_multi_dot", "_repeat_interleave_tensor"}
+# names that depend on how PyTorch decomposes the call (einsum's path): not compared
+NODES_UNCHECKED = {"einsum_diag"}
+for _c in CASES:
+    if (_c.id or _c.rows[0]) in COMPOSITE:
+        _c.nodes = "name"
+    elif _c.id in NODES_UNCHECKED:
+        _c.nodes = False
+
 NOT_CHECKED = {
-    # integer-only rows: their operands can't require grad
+    "alias": "torch has no public torch.alias",
 }
 
 
@@ -391,6 +423,13 @@ def _upstream(lib, o):
     n = max(o.numel(), 1)
     v = np.cos(np.arange(n) * 0.7 + 0.3) + 0.25
     return lib.tensor(v.reshape(tuple(o.shape)), dtype=o.dtype)
+
+
+def _dense(lib, g):
+    """PyTorch hands some zero gradients (sgn, ...) as ZeroTensors: compare them as zeros."""
+    if g is not None and getattr(g, "_is_zerotensor", lambda: False)():
+        return lib.zeros(g.shape, dtype=g.dtype)
+    return g
 
 
 def _run(c, dtype):
@@ -406,18 +445,94 @@ def _run(c, dtype):
         nodes = [(type(o.grad_fn).__name__, len(o.grad_fn.next_functions)) for o in diff]
         if diff:
             lib.autograd.backward(diff, [_upstream(lib, o) for o in diff])
-        grads = [x.grad for x in ins if x.requires_grad]
+        grads = [_dense(lib, x.grad) for x in ins if x.requires_grad]
+        if c.nodes == "name":
+            nodes = [n for n, _ in nodes]
+        elif not c.nodes:
+            nodes = None
         return out, flags, nodes, grads
     return f
 
 
-_PARAMS = [pytest.param(c, d, id=f"{c.id or c.rows[0]}-{d}") for c in CASES
-           for d in (c.dtypes or ("float32", "float64"))]
+# Known differences (each fails if it starts passing, so the list stays honest)
+KNOWN = {
+    "rsub": "torch.rsub(x, y) is recorded as sub(y, x): SubBackward0, not RsubBackward0",
+    "nextafter": "JAX has no derivative rule for nextafter",
+    "norm_keepdim": "x.norm(0) (p=0): PyTorch's backward hands back no gradient (.grad None); "
+                    "torchlike's is zeros",
+    "linalg_eig": "JAX differentiates eig only for symmetric inputs",
+    "split": "PyTorch records one multi-output SplitBackward0; torchlike a view node per output",
+    "chunk": "PyTorch records one multi-output SplitBackward0; torchlike a view node per output",
+    "unbind": "PyTorch records one multi-output UnbindBackward0; torchlike a view per output",
+}
+# JAX's digamma/polygamma lose a few digits against PyTorch's in float64
+for _c in CASES:
+    if _c.rows[0] in ("digamma", "polygamma", "_polygamma_method") and _c.rtol is None:
+        _c.rtol = 1e-8
+
+
+def _param(c, d):
+    cid = c.id or c.rows[0]
+    marks = [pytest.mark.xfail(strict=True, reason=KNOWN[cid])] if cid in KNOWN else []
+    return pytest.param(c, d, id=f"{cid}-{d}", marks=marks)
+
+
+_PARAMS = [_param(c, d) for c in CASES for d in (c.dtypes or ("float32", "float64"))]
 
 
 @pytest.mark.parametrize("c,dtype", _PARAMS)
 def test_grad(c, dtype):
-    check(_run(c, dtype), rtol=c.rtol, atol=c.atol)
+    rtol = c.rtol if c.rtol is None or dtype == "float64" else max(c.rtol, 1e-5)
+    check(_run(c, dtype), rtol=rtol, atol=c.atol)
+
+
+# ---- what the backward formulas save: modifying it in place breaks backward ----------------------
+SAVES = {
+    "exp": lambda t, x: x.exp(), "tanh": lambda t, x: x.tanh(), "sigmoid": lambda t, x: x.sigmoid(),
+    "relu": lambda t, x: x.relu(), "sqrt": lambda t, x: x.sqrt(), "rsqrt": lambda t, x: x.rsqrt(),
+    "reciprocal": lambda t, x: x.reciprocal(), "log": lambda t, x: x.log(),
+    "sin": lambda t, x: x.sin(), "abs": lambda t, x: x.abs(), "neg": lambda t, x: -x,
+    "mul": lambda t, x: x * 2, "div": lambda t, x: x / 2, "rdiv": lambda t, x: 2 / x,
+    "add": lambda t, x: x + 2, "sub": lambda t, x: x - 2, "pow": lambda t, x: x ** 2,
+    "square": lambda t, x: x.square(), "sum": lambda t, x: x.sum(), "mean": lambda t, x: x.mean(1),
+    "prod": lambda t, x: x.prod(1), "std": lambda t, x: x.std(1), "var": lambda t, x: x.var(1),
+    "norm": lambda t, x: x.norm(), "logsumexp": lambda t, x: x.logsumexp(1),
+    "softmax": lambda t, x: x.softmax(1), "log_softmax": lambda t, x: x.log_softmax(1),
+    "cumsum": lambda t, x: x.cumsum(1), "cumprod": lambda t, x: x.cumprod(1),
+    "matmul": lambda t, x: x @ x.T, "clamp": lambda t, x: x.clamp(0.5, 1.0),
+    "amax": lambda t, x: x.amax(1), "max": lambda t, x: x.max(), "sort": lambda t, x: x.sort(1)[0],
+    "cat": lambda t, x: t.cat([x, x]), "where": lambda t, x: t.where(x > 1, x, 0.0),
+    "atan": lambda t, x: x.atan(), "erf": lambda t, x: x.erf(), "sinh": lambda t, x: x.sinh(),
+    "maximum": lambda t, x: t.maximum(x, x.T.T * 0 + 1), "flip": lambda t, x: x.flip(0),
+    "transpose": lambda t, x: x.t(), "hypot": lambda t, x: t.hypot(x, x * 0 + 1),
+    "logcumsumexp": lambda t, x: x.logcumsumexp(1), "expm1": lambda t, x: x.expm1(),
+}
+
+
+SAVES_KNOWN = {
+    ("matmul", "input"): "PyTorch reports the saved x.T view ([4, 3], 'output 0 of AsStrided'); "
+                         "torchlike the first saved input",
+    ("transpose", "input"): "an in-place op on a view's base does not rebase the view's history",
+}
+
+
+def _saves_param(name, which):
+    marks = [pytest.mark.xfail(strict=True, reason=SAVES_KNOWN[(name, which)])] \
+        if (name, which) in SAVES_KNOWN else []
+    return pytest.param(name, which, id=f"{name}-{which}", marks=marks)
+
+
+@pytest.mark.parametrize("name,which", [_saves_param(n, w) for n in sorted(SAVES)
+                                        for w in ("input", "output")])
+def test_saved_tensor_modified(name, which):
+    def f(lib):
+        leaf = lib.tensor(P.copy(), requires_grad=True)
+        x = leaf * 1
+        y = SAVES[name](lib, x)
+        (x if which == "input" else y).mul_(1.5)
+        y.sum().backward()
+        return leaf.grad
+    check(f)
 
 
 def test_every_row_has_a_case():

@@ -13,6 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from . import gradfix as _gf
 from .._core import dtype as dt
 from .._core.tensor import Tensor, _wrap_dim
 from .registry import (FUNCTIONS, METHODS, OPS, broadcast_shapes_checked, call, op,
@@ -578,11 +579,14 @@ _register("linalg_solve", linalg_solve, method=False)
 
 # ---- cholesky -------------------------------------------------------------------------
 
+_chol_sym = _gf.sym_grad(lambda a: jax.lax.linalg.cholesky(a, symmetrize_input=False))
+
+
 @op("linalg_cholesky_ex", method=False, family=F, promote=None,
     returns=_nt("linalg_cholesky_ex", ["L", "info"]))
 def linalg_cholesky_ex(A, *, upper=False, check_errors=False):
     _square(A, "linalg.cholesky")
-    L = jax.lax.linalg.cholesky(A, symmetrize_input=False)
+    L = _chol_sym(A)
     bad = ~jnp.isfinite(jnp.diagonal(L, axis1=-2, axis2=-1))
     if jnp.iscomplexobj(bad):
         bad = bad.real
@@ -643,20 +647,20 @@ def linalg_qr(A, mode="reduced"):
     if mode == "r":
         r = jnp.linalg.qr(A, mode="r")
         return jnp.zeros((0,), A.dtype), r
-    return jnp.linalg.qr(A, mode=mode)
+    return tuple(jnp.linalg.qr(A, mode=mode))
 
 
 @op(family=F, promote=None, returns=_nt("qr", ["Q", "R"]))
 def qr(input, some=True):
     _need_matrix(input, "linalg.qr")
-    return jnp.linalg.qr(input, mode="reduced" if some else "complete")
+    return tuple(jnp.linalg.qr(input, mode="reduced" if some else "complete"))
 
 
 @op("linalg_svd", method=False, family=F, promote=None,
     returns=_nt("linalg_svd", ["U", "S", "Vh"]))
 def linalg_svd(A, full_matrices=True, *, driver=None):
     _need_matrix(A, "linalg.svd")
-    return jnp.linalg.svd(A, full_matrices=full_matrices)
+    return tuple(jnp.linalg.svd(A, full_matrices=full_matrices))
 
 
 @op(family=F, promote=None, returns=_nt("svd", ["U", "S", "V"]))
@@ -692,8 +696,12 @@ def _eigh_checks(A, name):
 def _eigh(A, UPLO):
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
-    w, v = jnp.linalg.eigh(A, UPLO=UPLO, symmetrize_input=False)
-    return w, v
+    return _EIGH[UPLO](A)
+
+
+# PyTorch's eigh gradient is symmetrized (the input is read as a Hermitian matrix)
+_EIGH = {u: _gf.sym_grad(lambda a, u=u: tuple(jnp.linalg.eigh(a, UPLO=u, symmetrize_input=False)))
+         for u in ("L", "U")}
 
 
 @op("linalg_eigh", method=False, family=F, promote=None,
@@ -849,12 +857,12 @@ def _vector_norm(x, ord, dim, keepdim, dtype, name="linalg.vector_norm"):
         x = x.astype(dtype.np)
     _need_float(x, name)
     axes = _reduce_dims(x, dim)
-    a = jnp.abs(x)
+    a = _gf.abs(x)
     rd = a.dtype
     if x.ndim == 0:
         axes = ()
     if ord == 2:
-        r = jnp.sqrt(jnp.sum(a * a, axis=axes, keepdims=keepdim))
+        r = _gf.sqrt0(jnp.sum(a * a, axis=axes, keepdims=keepdim))
     elif ord == 1:
         r = jnp.sum(a, axis=axes, keepdims=keepdim)
     elif ord == 0:
@@ -865,7 +873,7 @@ def _vector_norm(x, ord, dim, keepdim, dtype, name="linalg.vector_norm"):
     elif ord == -math.inf:
         r = jnp.min(a, axis=axes, keepdims=keepdim)
     else:
-        r = jnp.sum(a ** ord, axis=axes, keepdims=keepdim) ** (1.0 / ord)
+        r = _gf.root0(jnp.sum(a ** ord, axis=axes, keepdims=keepdim), 1.0 / ord)
     return r.astype(rd)
 
 
@@ -887,9 +895,9 @@ def _matrix_norm(A, ord, dim, keepdim, dtype):
     d0, d1 = _wrap_dim(dims[0], A.ndim), _wrap_dim(dims[1], A.ndim)
     if ord not in ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
-    a = jnp.abs(A)
+    a = _gf.abs(A)
     if ord == "fro":
-        r = jnp.sqrt(jnp.sum(a * a, axis=(d0, d1), keepdims=keepdim))
+        r = _gf.sqrt0(jnp.sum(a * a, axis=(d0, d1), keepdims=keepdim))
     elif ord in (1, -1, math.inf, -math.inf):
         red, other = (d0, d1) if ord in (1, -1) else (d1, d0)
         s = jnp.sum(a, axis=red, keepdims=True)

@@ -9,6 +9,7 @@ from jax import lax
 from jax.scipy import special as jsp
 
 from .._core import dtype as dt
+from . import gradfix as _gf
 import builtins
 import collections
 import math
@@ -163,7 +164,7 @@ def fmod(input, other):
 def _pow_impl(input, exponent):
     if jnp.issubdtype(input.dtype, jnp.integer):
         return _int_pow(input, exponent)
-    return jnp.power(input, exponent)
+    return _gf.pow(input, exponent)
 
 
 def _int_pow(base, exp):
@@ -193,7 +194,7 @@ def pow(input, exponent):
 @op(pointwise=True, tensors=("input", "exponent"), inplace=True, family="pointwise",
     promote=lambda r: dt.complex128 if r.is_complex else dt.float64)
 def float_power(input, exponent):
-    return jnp.power(input, exponent)
+    return _gf.pow(input, exponent)
 
 
 @op(pointwise=True, tensors=("input", "end", "weight"), inplace=True, family="pointwise")
@@ -227,6 +228,14 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
 
 # ---- binary math (same dtype in and out, floats for ints where PyTorch does) -----------------
 
+def _ldexp(x, e):
+    """x * 2**e; PyTorch's gradient for x is 2**e taken in integer arithmetic (0 for e < 0)."""
+    c = jnp.power(jnp.asarray(2, x.dtype), e)
+    if not jnp.issubdtype(x.dtype, jnp.floating):
+        return x * c
+    return jnp.where(e < 0, lax.stop_gradient(x * c), x * c)
+
+
 def _binary(name, fn, *, promote="default", inplace=True, aliases=(), dunders=None):
     op(name, pointwise=True, tensors=("input", "other"), promote=promote, inplace=inplace,
        aliases=aliases, dunders=dunders, family="pointwise")(
@@ -243,8 +252,8 @@ _binary("fmin", jnp.fmin, inplace=False)
 _binary("logaddexp", jnp.logaddexp, inplace=False)
 _binary("logaddexp2", jnp.logaddexp2, inplace=False)
 _binary("nextafter", jnp.nextafter)
-_binary("xlogy", lambda x, y: jnp.where(jnp.isnan(y), y, jnp.where(x == 0, 0, x * jnp.log(y))
-                                         ).astype(x.dtype), promote="int_to_float")
+_binary("xlogy", lambda x, y: _gf.xlogy(*jnp.broadcast_arrays(x, y)).astype(x.dtype),
+        promote="int_to_float")
 
 
 @op(pointwise=True, tensors=("input", "values"), inplace=True, family="pointwise")
@@ -252,7 +261,7 @@ def heaviside(input, values):
     return jnp.where(input == 0, values, (input > 0).astype(input.dtype))
 _binary("gcd", jnp.gcd)
 _binary("lcm", jnp.lcm)
-_binary("ldexp", lambda x, e: x * jnp.power(jnp.asarray(2, x.dtype), e),
+_binary("ldexp", lambda x, e: _ldexp(x, e),
         promote="int_to_float")
 
 
@@ -387,7 +396,7 @@ def neg(input):
 def abs(input):
     if input.dtype == jnp.bool_:
         raise RuntimeError("\"abs_cpu\" not implemented for 'Bool'")
-    return jnp.abs(input)
+    return _gf.abs(input)
 
 
 @op(pointwise=True, inplace=True, family="pointwise")
@@ -418,6 +427,15 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 def clamp(input, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if jnp.issubdtype(input.dtype, jnp.floating):
+        # selections, not max/min: the gradient goes to `input` on [min, max] (boundaries
+        # included) and to min/max where they are the result, as PyTorch's formulas
+        out = input
+        if min is not None:
+            out = _clamp_lo(out, min)
+        if max is not None:
+            out = _clamp_hi(out, max)
+        return out
     out = input
     if min is not None:
         out = jnp.where(jnp.isnan(out), out, jnp.maximum(out, min)) if jnp.issubdtype(
@@ -430,13 +448,27 @@ def clamp(input, min=None, max=None):
     return out
 
 
+def _clamp_lo(x, lo):
+    x, lo = jnp.broadcast_arrays(x, lo)
+    return jnp.where(jnp.isnan(lo) | (x < lo), lo, x)
+
+
+def _clamp_hi(x, hi):
+    x, hi = jnp.broadcast_arrays(x, hi)
+    return jnp.where(jnp.isnan(hi) | (x > hi), hi, x)
+
+
 @op(pointwise=True, tensors=("input", "min"), inplace=True, family="pointwise")
 def clamp_min(input, min):
+    if jnp.issubdtype(input.dtype, jnp.floating):
+        return _clamp_lo(input, min)
     return jnp.maximum(input, min)
 
 
 @op(pointwise=True, tensors=("input", "max"), inplace=True, family="pointwise")
 def clamp_max(input, max):
+    if jnp.issubdtype(input.dtype, jnp.floating):
+        return _clamp_hi(input, max)
     return jnp.minimum(input, max)
 
 
@@ -857,3 +889,27 @@ def _invert(self):
 
 
 METHODS["__invert__"] = _invert
+
+
+def _identity_on_real(name):
+    """`positive`, `conj` and `conj_physical` of a real tensor return the tensor itself in
+    PyTorch (no copy, no autograd node)."""
+    def make(fn):
+        def f(input, *args, **kw):
+            if isinstance(input, Tensor) and not args and kw.get("out") is None and \
+                    not input.dtype.is_complex and not (name == "positive" and
+                                                        input.dtype.name == "bool"):
+                return input
+            return fn(input, *args, **kw)
+        f.__name__ = f.__qualname__ = name
+        f.__doc__ = fn.__doc__
+        return f
+    for table in (FUNCTIONS, METHODS):
+        if name in table:
+            table[name] = make(table[name])
+    if name == "positive":
+        METHODS["__pos__"] = make(METHODS["__pos__"])
+
+
+for _n in ("positive", "conj", "conj_physical"):
+    _identity_on_real(_n)

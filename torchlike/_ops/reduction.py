@@ -14,6 +14,7 @@ import numpy as np
 from jax import lax
 from jax.scipy import special as jsp
 
+from . import gradfix as _gf
 from .. import return_types as rt
 from .._core import dtype as dt
 from .._core.tensor import Tensor, _wrap_dim, wrap
@@ -241,7 +242,7 @@ def _var_row(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 @op("std", **_HIDDEN)
 def _std_row(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return jnp.sqrt(_var(input, dim, unbiased, keepdim, correction)[0])
+    return _gf.sqrt0(_var(input, dim, unbiased, keepdim, correction)[0])
 
 
 @op("var_mean", **_HIDDEN)
@@ -252,7 +253,7 @@ def _var_mean_row(input, dim=None, unbiased=None, keepdim=False, *, correction=N
 @op("std_mean", **_HIDDEN)
 def _std_mean_row(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     v, m = _var(input, dim, unbiased, keepdim, correction, "std_mean")
-    return jnp.sqrt(v), m
+    return _gf.sqrt0(v), m
 
 
 def _var_front(name, method):
@@ -436,7 +437,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
             raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
         p = 2
     axes = _axes(dim, x.ndim)
-    a = jnp.abs(x)
+    a = _gf.abs(x)
     if p == math.inf or p == -math.inf:
         if x.size == 0 and any(x.shape[i] == 0 for i in axes) or x.size == 0 and not axes:
             raise RuntimeError(f"linalg.vector_norm cannot compute the {'' if p > 0 else '-'}inf "
@@ -448,9 +449,9 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     if p == 1:
         return jnp.sum(a, axis=axes, keepdims=keepdim)
     if p == 2:
-        return jnp.sqrt(jnp.sum(a * a, axis=axes, keepdims=keepdim))
+        return _gf.sqrt0(jnp.sum(a * a, axis=axes, keepdims=keepdim))
     s = jnp.sum(a ** p, axis=axes, keepdims=keepdim)
-    return s ** (1.0 / p)
+    return _gf.root0(s, 1.0 / p)
 
 
 @op(promote="int_to_float", family=F)
@@ -460,7 +461,7 @@ def logsumexp(input, dim=_REQ, keepdim=False):
     axes = _axes(dim, input.ndim)
     if input.size == 0:
         return jnp.full(jnp.sum(input, axis=axes, keepdims=keepdim).shape, -jnp.inf, input.dtype)
-    return jsp.logsumexp(input, axis=axes, keepdims=keepdim).astype(input.dtype)
+    return _gf.logsumexp(input, axes, keepdim).astype(input.dtype)
 
 
 def _softmax_row(name, log):
@@ -623,7 +624,7 @@ def _median_row(name, ignore_nan):
             if x.size == 0:
                 return jnp.full((), jnp.nan, x.dtype) if _cat(x) >= 2 else jnp.zeros((), x.dtype)
             v, _ = _pick_median(x, 0, ignore_nan)
-            return v[0]
+            return _evenly(x, v[0])
         d = _one_dim(dim, input.ndim)
         if d is None:
             return input, jnp.zeros((), jnp.int64)
@@ -635,6 +636,17 @@ def _median_row(name, ignore_nan):
         return (v, i) if keepdim else (jnp.squeeze(v, d), jnp.squeeze(i, d))
     impl.__name__ = name
     return op(name, promote=None, family=F, returns=getattr(rt, name))(impl)
+
+
+def _evenly(x, v):
+    """`v` (a value picked from flat `x`) whose gradient is spread evenly over the elements
+    equal to it, as PyTorch's full-reduction median/max/min backward (evenly_distribute)."""
+    if not jnp.issubdtype(x.dtype, jnp.floating):
+        return v
+    v = lax.stop_gradient(v)
+    eq = (x == v) | (jnp.isnan(x) & jnp.isnan(v))
+    cnt = jnp.maximum(jnp.sum(eq), 1).astype(x.dtype)
+    return v + jnp.sum(jnp.where(eq, x - lax.stop_gradient(x), jnp.zeros_like(x))) / cnt
 
 
 def _pick_median(x, d, ignore_nan):
@@ -680,6 +692,7 @@ def mode(input, dim=-1, keepdim=False):
     val = jnp.take_along_axis(s, best, axis=-1)
     where_ = same(s, val)
     ind = jnp.max(jnp.where(where_, idx, -1), axis=-1, keepdims=True)
+    val = jnp.take_along_axis(x, ind, axis=-1)  # the gradient goes to the returned index
     val, ind = jnp.moveaxis(val, -1, d), jnp.moveaxis(ind, -1, d)
     return (val, ind) if keepdim else (jnp.squeeze(val, d), jnp.squeeze(ind, d))
 
@@ -783,7 +796,7 @@ nanquantile = _quantile_front("nanquantile", True)
 
 # ---- histograms --------------------------------------------------------------------------------
 
-@op(promote=None, family=F)
+@op(promote=None, family=F, differentiable=False)
 def histc(input, bins=100, min=0, max=0):
     if _cat(input) != 2:
         kernel = {0: "linspace_cpu", 3: "aminmax_cpu" if min == max else "histogram_cpu"}

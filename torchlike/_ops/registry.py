@@ -383,8 +383,13 @@ def _record(row, k, dyn, tracked, outputs, single, args, inplace=False):
             if isinstance(a, (list, tuple)):
                 tensors.extend(t for t in a if isinstance(t, Tensor))
     entries = tracked[:-1]
+    if type(policy) is not str:  # names.saves: the saved inputs depend on what is tracked
+        policy, tensors = policy(row, args, entries)
+    slots = (tracked[-1], tuple(p for _, _, p in entries))
+    if type(name) is not str:  # a call-dependent node (names.Dynamic): name and edge layout
+        name, slots = name(row, args, slots)
     record(name, k, dyn, [(i, t) for i, t, _ in entries], list(outputs), single, policy,
-           tensors, inplace, (tracked[-1], tuple(p for _, _, p in entries)))
+           tensors, inplace, slots)
 
 
 def _pairs(tracked):
@@ -487,8 +492,8 @@ def _inplace_autograd(row, args):
     if not row.differentiable or not tracked:
         self._assign(res)
         return self
-    from ..autograd.names import node_name
-    rebase_history(self, node_name(row.name), k, dyn, _pairs(tracked), res)
+    from ..autograd.names import static_name
+    rebase_history(self, static_name(row.name, row, args), k, dyn, _pairs(tracked), res)
     return self
 
 

@@ -12,6 +12,7 @@ import warnings
 import jax.numpy as jnp
 import numpy as np
 
+from . import gradfix as _gf
 from .._core import dtype as dt
 from .._core.size import Size
 from .._core.tensor import Tensor, _wrap_dim
@@ -700,13 +701,13 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     batch = broadcast_shapes_checked([x1.shape[:-2], x2.shape[:-2]])
     a = jnp.broadcast_to(x1, batch + x1.shape[-2:])
     b = jnp.broadcast_to(x2, batch + x2.shape[-2:])
-    diff = jnp.abs(a[..., :, None, :] - b[..., None, :, :])
+    diff = _gf.abs(a[..., :, None, :] - b[..., None, :, :])
     if p == 0:
         return jnp.sum(diff != 0, axis=-1).astype(x1.dtype)
     if p == 1:
         return jnp.sum(diff, axis=-1)
     if p == 2:
-        return jnp.sqrt(jnp.sum(diff * diff, axis=-1))
+        return _gf.sqrt0(jnp.sum(diff * diff, axis=-1))
     if math.isinf(p):
         return jnp.max(diff, axis=-1, initial=0)
-    return jnp.sum(diff ** p, axis=-1) ** (1.0 / p)
+    return _gf.root0(jnp.sum(diff ** p, axis=-1), 1.0 / p)

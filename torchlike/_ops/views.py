@@ -17,7 +17,12 @@ _NODE_NAMES = {"view": "ViewBackward0", "view_as": "ViewBackward0", "swapaxes": 
                "swapdims": "TransposeBackward0", "t": "TBackward0", "movedim": "PermuteBackward0",
                "moveaxis": "PermuteBackward0", "expand_as": "ExpandBackward0",
                "broadcast_to": "ExpandBackward0", "narrow": "SliceBackward0",
-               "unflatten": "ViewBackward0"}
+               "unflatten": "ViewBackward0",
+               # call-dependent: squeeze() / squeeze(dim) / squeeze(dims) are overloads 0/1/2
+               "squeeze": lambda args, kw: "SqueezeBackward" + (
+                   "0" if kw.get("dim", args[0] if args else None) is None else
+                   "2" if isinstance(kw.get("dim", args[0] if args else None), (tuple, list))
+                   else "1")}
 
 
 def _dims_arg(args):
@@ -37,7 +42,8 @@ def view_op(name=None, *, method=True, function=True, inplace=False, aliases=(),
 
         def view(input, *args, **kwargs):
             size, stride, offset = fn(input, *args, **kwargs)
-            return make_view(input, size, stride, offset, node)
+            return make_view(input, size, stride, offset,
+                             node if type(node) is str else node(args, kwargs))
         view.__name__ = view.__qualname__ = n
         view.__doc__ = f"Mirrors `torch.{n}` (a view: shares storage with `input`)."
         VIEW_OPS[n] = fn
@@ -386,7 +392,11 @@ def reshape(input, *shape):
 
 
 def _copy_reshape(input, size):
-    from .conversion import _reshape_copy
+    from .conversion import _reshape_copy, _reshape_jit
+    from .._core.grad_state import ENABLED
+    if ENABLED[0] and input.requires_grad:  # a copy inside the graph (PyTorch: _unsafe_view)
+        from ..autograd.function import apply_jax
+        return apply_jax(_reshape_jit(tuple(size)), [input], name="UnsafeViewBackward0")[0]
     return _reshape_copy(input, size)
 
 

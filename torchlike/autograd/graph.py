@@ -206,7 +206,8 @@ def modified_error(t, version, owner):
     else:
         name = None
     if name is not None:
-        desc += f", which is output {nr} of {re.sub(r'Backward[0-9]*$', '', name)},"
+        short = re.sub(r"Backward(?:0|([0-9]+))$", lambda m: m.group(1) or "", name)
+        desc += f", which is output {nr} of {short},"
     return RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace "
         f"operation: {desc} is at version {t._vc[0]}; expected version {version} instead. Hint: "

@@ -1,50 +1,346 @@
 """PyTorch's node names and what each backward formula saves (for the version-counter check).
 
 Names default to the op's CamelCase name + "Backward0" (`mul` → `MulBackward0`); the table lists
-PyTorch's exceptions. `saves` says which tensors PyTorch's formula keeps: "none" (add, sum,
-views...), "result" (exp, tanh, sigmoid, relu...), or "inputs" (the default)."""
+PyTorch's exceptions. Where PyTorch's node depends on the call (`x.sum()` → SumBackward0 but
+`x.sum(0)` → SumBackward1; `x ** 2` → PowBackward0 with one edge but `x ** y` → PowBackward1 with
+two), the entry is a rule `f(a) -> name` or `f(a) -> (name, skip, keep_none)` on the call's
+arguments `a` (a dict by parameter name): `skip` names the operands that get no edge in
+`next_functions` ("#" = Python numbers get none), `keep_none` lists every tensor position even
+when None (PyTorch's `clamp(Tensor? min, Tensor? max)`). `node_name(op)` hands the registry a
+string, or a `Dynamic` it calls with `(row, args, slots)` to get the name and the edge layout.
+
+`saves` says which tensors PyTorch's formula keeps: "none" (add, sum, views...), "result" (exp,
+tanh, sigmoid, relu...), "both", or "inputs" (the default)."""
+import numbers
+
+import jax.numpy as jnp
+
+from .._core.tensor import Tensor
+
+
+def _num(v):
+    return isinstance(v, numbers.Number) and not isinstance(v, Tensor)
+
+
+def _dim01(base):
+    return lambda a: base + ("0" if a.get("dim") is None else "1")
+
+
+def _ext(base):  # max()/min() full reduction is overload 1, max(dim) overload 0
+    return lambda a: base + ("1" if a.get("dim") is None else "0")
+
+
+def _pow(a):
+    if _num(a["input"]):
+        return "PowBackward2", ("input",)
+    if _num(a["exponent"]):
+        return "PowBackward0", ("exponent",)
+    return "PowBackward1"
+
+
+def _scalar_other(tensor_name, scalar_name):
+    def rule(a):
+        if _num(a["other"]):
+            return scalar_name, ("other",)
+        return tensor_name
+    return rule
+
+
+def _xlogy(a):
+    if _num(a["other"]):
+        return "XlogyBackward2", ("other",)
+    if _num(a["input"]):
+        return "XlogyBackward1", ("input",)
+    return "XlogyBackward0"
+
+
+def _div(a):
+    if a.get("rounding_mode") is not None:
+        return "DivBackward2"
+    if _num(a["input"]):  # 2 / x is reciprocal(x) * 2 in PyTorch
+        return "MulBackward0"
+    return "DivBackward0"
+
+
+def _sub(a):
+    if _num(a["input"]):  # 2 - x
+        return "RsubBackward1", ("input",)
+    return "SubBackward0"
+
+
+def _clamp(a):
+    if isinstance(a.get("min"), Tensor) or isinstance(a.get("max"), Tensor):
+        return "ClampBackward0", (), True
+    return "ClampBackward1", ("min", "max")
+
+
+def _clamp1(base, name):
+    return lambda a: (base + "0", (name,)) if not isinstance(a[name], Tensor) else base + "1"
+
+
+def _lerp(a):
+    return ("LerpBackward0", ("weight",)) if _num(a["weight"]) else "LerpBackward1"
+
+
+def _ndim(v):
+    return len(v._size) if isinstance(v, Tensor) else 0
+
+
+def _matmul(a):
+    n = (_ndim(a["input"]), _ndim(a["other"]))
+    return {(2, 2): "MmBackward0", (1, 1): "DotBackward0", (2, 1): "MvBackward0",
+            (1, 2): "SqueezeBackward4"}.get(n, "UnsafeViewBackward0")
+
+
+def _matrix_norm_name(ord_):
+    if ord_ == "fro":
+        return "LinalgVectorNormBackward0"
+    if ord_ == "nuc":
+        return "SumBackward1"
+    return "AmaxBackward0" if ord_ > 0 else "AminBackward0"
+
+
+def _linalg_norm(a):
+    o, dim = a.get("ord"), a.get("dim")
+    if o is None or isinstance(dim, int) or (dim is None and _ndim(a["A"]) == 1) or \
+            (isinstance(dim, (tuple, list)) and len(dim) == 1):
+        return "LinalgVectorNormBackward0"
+    return _matrix_norm_name(o)
+
+
+def _matrix_power(a):
+    n = a.get("n")
+    return {0: "CopyBackwards", 1: "CloneBackward0", -1: "LinalgInvExBackward0"}.get(
+        n, "MmBackward0")
+
 
 _NAMES = {
-    "sum": "SumBackward0", "mean": "MeanBackward0", "matmul": "MmBackward0",
-    "true_divide": "DivBackward0", "div": "DivBackward0", "floor_divide": "FloorDivideBackward0",
-    "pow": "PowBackward0", "abs": "AbsBackward0", "neg": "NegBackward0", "clone": "CloneBackward0",
-    "clamp": "ClampBackward1", "clamp_min": "ClampMinBackward0", "clamp_max": "ClampMaxBackward0",
-    "where": "WhereBackward0", "maximum": "MaximumBackward0", "minimum": "MinimumBackward0",
-    "max": "MaxBackward0", "min": "MinBackward0", "amax": "AmaxBackward0", "amin": "AminBackward0",
-    "log_softmax": "LogSoftmaxBackward0", "softmax": "SoftmaxBackward0", "cat": "CatBackward0",
-    "stack": "StackBackward0", "relu": "ReluBackward0", "sigmoid": "SigmoidBackward0",
-    "tanh": "TanhBackward0", "logsumexp": "LogsumexpBackward0", "norm": "NormBackward1",
-    "rsub": "RsubBackward1", "sub": "SubBackward0", "add": "AddBackward0",
-    "mul": "MulBackward0", "prod": "ProdBackward0", "cumsum": "CumsumBackward0",
-    "addmm": "AddmmBackward0", "mm": "MmBackward0", "bmm": "BmmBackward0", "mv": "MvBackward0",
-    "dot": "DotBackward0", "_cast": "ToCopyBackward0", "to": "ToCopyBackward0",
-    "square": "PowBackward0", "rsqrt": "RsqrtBackward0", "sqrt": "SqrtBackward0",
-    "exp": "ExpBackward0", "log": "LogBackward0", "var": "VarBackward0", "std": "StdBackward0",
-    "sort": "SortBackward0", "topk": "TopkBackward0", "gather": "GatherBackward0",
-    "index_select": "IndexSelectBackward0", "masked_fill": "MaskedFillBackward0",
-    "einsum": "ViewBackward0", "linalg_vector_norm": "LinalgVectorNormBackward0",
+    # pointwise
+    "true_divide": _div, "div": _div, "sub": _sub,
+    "pow": _pow, "float_power": _pow, "square": "PowBackward0",
+    "remainder": _scalar_other("RemainderBackward1", "RemainderBackward0"),
+    "fmod": _scalar_other("FmodBackward1", "FmodBackward0"),
+    "copysign": _scalar_other("CopysignBackward0", "CopysignBackward1"),
+    "xlogy": _xlogy, "lerp": _lerp, "round": lambda a: "RoundBackward1" if a.get("decimals")
+    else "RoundBackward0", "log1p": "Log1PBackward0", "deg2rad": "Deg2RadBackward0",
+    "rad2deg": "Rad2DegBackward0", "clamp": _clamp,
+    "clamp_min": _clamp1("ClampMinBackward", "min"),
+    "clamp_max": _clamp1("ClampMaxBackward", "max"),
+    "where": lambda a: ("WhereBackward0", ("!condition",)),
+    "sort": lambda a: "SortBackward1" if a.get("stable") else "SortBackward0",
+    "_polygamma_method": "PolygammaBackward0",
+    "floor_divide": "NotImplemented:floor_divide", "heaviside": "NotImplemented:heaviside",
+    "add": "AddBackward0", "mul": "MulBackward0", "neg": "NegBackward0", "abs": "AbsBackward0",
+    "maximum": "MaximumBackward0", "minimum": "MinimumBackward0",
+    # reductions
+    "sum": _dim01("SumBackward"), "mean": _dim01("MeanBackward"), "prod": _dim01("ProdBackward"),
+    "nanmean": "DivBackward0", "max": _ext("MaxBackward"), "min": _ext("MinBackward"),
+    "median": _dim01("MedianBackward"), "nanmedian": _dim01("NanmedianBackward"),
+    "norm": lambda a: "SumBackward1" if a.get("p") == "nuc" else "LinalgVectorNormBackward0",
+    "msort": "SortBackward0", "_sum_to_size": "SumBackward1", "_quantile": "SqueezeBackward4",
+    "log_softmax": "LogSoftmaxBackward0", "logsumexp": "LogsumexpBackward0",
+    # shape
+    "fliplr": "FlipBackward0", "flipud": "FlipBackward0",
+    "_repeat_interleave_int": "ViewBackward0", "_repeat_interleave_tensor": "IndexSelectBackward0",
+    "combinations": "StackBackward0", "diagflat": "DiagEmbedBackward0", "diff": "SubBackward0",
+    "diag": lambda a: "DiagonalBackward0_copy" if _ndim(a["input"]) == 2
+    else "DiagEmbedBackward0", "_block_diag": "BlockDiagBackward0",
+    # linalg
+    "matmul": _matmul, "inner": lambda a: "ViewBackward0" if _ndim(a["input"]) > 1 or
+    _ndim(a["other"]) > 1 else "DotBackward0", "outer": "MulBackward0",
+    "_einsum": "ViewBackward0", "einsum": "ViewBackward0", "tensordot": "ViewBackward0",
+    "kron": "UnsafeViewBackward0", "cross": "LinalgCrossBackward0",
+    "det": "LinalgDetBackward0", "slogdet": "LinalgSlogdetBackward0", "logdet": "WhereBackward0",
+    "svd": "LinalgSvdBackward0", "linalg_svdvals": "LinalgSvdBackward0",
+    "qr": "LinalgQrBackward0", "linalg_eigvalsh": "LinalgEighBackward0",
+    "linalg_eigvals": "LinalgEigBackward0", "pinverse": "LinalgPinvBackward0",
+    "matrix_power": _matrix_power, "linalg_matrix_power": _matrix_power,
+    "matrix_exp": "LinalgMatrixExpBackward0",
+    "linalg_matrix_norm": lambda a: _matrix_norm_name(a.get("ord", "fro")),
+    "linalg_norm": _linalg_norm, "linalg_vecdot": "SumBackward1",
+    "_multi_dot": lambda a: "ViewBackward0",
+    # misc
+    "clone": "CloneBackward0", "_cast": "ToCopyBackward0", "to": "ToCopyBackward0",
+    "einsum_": "ViewBackward0", "linalg_vector_norm": "LinalgVectorNormBackward0",
+    "gather": "GatherBackward0", "index_select": "IndexSelectBackward0",
+    "masked_fill": "MaskedFillBackward0",
 }
+
+# "inputs" is the default; these are PyTorch's formulas that keep nothing, the result, or both
 _NONE = {"add", "sub", "rsub", "neg", "sum", "mean", "clone", "cat", "stack", "positive",
-         "nansum", "cumsum", "_cast", "to", "flip", "roll", "repeat", "tile", "tril", "triu",
-         "diag", "diag_embed", "where", "masked_fill", "index_select", "gather", "trace",
-         "real", "conj", "narrow_copy", "repeat_interleave", "sum_to_size"}
+         "cumsum", "_cast", "to", "flip", "fliplr", "flipud", "roll", "rot90", "repeat",
+         "tile", "tril", "triu", "diag", "diag_embed", "diagflat", "masked_fill", "index_select",
+         "trace", "real", "conj", "narrow_copy", "repeat_interleave", "_sum_to_size",
+         "sum_to_size", "_repeat_interleave_int", "deg2rad", "rad2deg", "ceil", "floor",
+         "trunc", "round", "sign", "frac", "_block_diag", "diff", "combinations",
+         "conj_physical", "where", "sort", "msort", "topk", "kthvalue"}
 _RESULT = {"exp", "exp2", "expm1", "tanh", "sigmoid", "relu", "sqrt", "rsqrt", "softmax",
-           "log_softmax", "logsumexp", "reciprocal"}
+           "log_softmax", "reciprocal"}
+_BOTH = {"logsumexp", "logcumsumexp", "linalg_vector_norm", "norm", "std", "prod", "cumprod",
+         "linalg_det", "det", "amax", "amin", "hypot", "std_mean"}
+# PyTorch's backward for these is not implemented: calling it raises
+_NOT_IMPLEMENTED = {
+    "floor_divide": (RuntimeError, "derivative for aten::floor_divide is not implemented"),
+    "heaviside": (RuntimeError, "derivative for aten::heaviside is not implemented"),
+}
+# Only the gradient for one operand is missing (NotImplementedError when it is needed)
+_PARTIAL = {"igamma": ("IgammaBackward0", 0, "the derivative for 'igamma: input' is not "
+                       "implemented."),
+            "igammac": ("IgammacBackward0", 0, "the derivative for 'igammac: input' is not "
+                        "implemented.")}
+
+
+class Dynamic:
+    """A call-dependent node: `self(row, args, slots)` gives (name, slots)."""
+
+    __slots__ = ("rule",)
+
+    def __init__(self, rule):
+        self.rule = rule
+
+    def __call__(self, row, args, slots):
+        r = self.rule(dict(zip(row.names, args)))
+        if type(r) is str:
+            return r, slots
+        name, skip = r[0], r[1]
+        keep_none = len(r) > 2 and r[2]
+        if slots is None:
+            return name, None
+        return name, _relayout(row, args, slots, frozenset(skip), keep_none)
+
+
+def _relayout(row, args, slots, skip, keep_none):
+    """PyTorch's `next_functions` layout when the operands in `skip` (as Python numbers or
+    None) get no edge, or when None operands do get one (`keep_none`)."""
+    from .._ops.registry import _LN, _TN
+    old = 0
+    new = 0
+    remap = {}
+    for name, kind, v in zip(row.names, row.plan, args):
+        if kind <= _TN:
+            is_t = isinstance(v, Tensor)
+            if v is not None:
+                if "!" + name in skip or (name in skip and not is_t):
+                    old += 1
+                    continue
+                remap[old] = new
+                old += 1
+                new += 1
+            elif keep_none:
+                new += 1
+        elif kind <= _LN:
+            for _ in v:
+                remap[old] = new
+                old += 1
+                new += 1
+    try:
+        return (new, tuple(remap[p] for p in slots[1]))
+    except KeyError:
+        return slots
 
 
 def node_name(op):
-    """PyTorch's node name for op-table row `op`."""
+    """PyTorch's node name for op-table row `op`: a string, or a `Dynamic` rule."""
     n = _NAMES.get(op)
     if n is None:
         n = "".join(part.capitalize() for part in op.strip("_").split("_")) + "Backward0"
         _NAMES[op] = n
+    elif callable(n) and not isinstance(n, Dynamic):
+        n = _NAMES[op] = Dynamic(n)
     return n
 
 
+def static_name(op, row=None, args=None):
+    """The node name as a string (for paths that don't lay out edges, e.g. in-place ops)."""
+    n = node_name(op)
+    if type(n) is str:
+        return n
+    return n(row, args, None)[0]
+
+
+def _needs(rule):
+    """A saves-policy computing which inputs PyTorch's formula keeps, given what is tracked:
+    `rule(a, tracked_names)` lists parameter names; returns ("inputs", tensors)."""
+    def policy(row, args, entries):
+        a = dict(zip(row.names, args))
+        ids = {id(t) for _, t, _ in entries}
+        tracked = {n for n, v in a.items() if isinstance(v, Tensor) and id(v) in ids}
+        keep = []
+        if not isinstance(a.get("input"), Tensor):  # 2 / x: PyTorch's reciprocal(x) * 2
+            return "none", keep
+        for n in rule(tracked):
+            v = a.get(n)
+            if isinstance(v, Tensor) and all(v is not k for k in keep):
+                keep.append(v)
+        return "inputs", keep
+    return policy
+
+
+_CONDITIONAL = {
+    # mul: d/dself needs other, d/dother needs self
+    "mul": _needs(lambda tr: (["other"] if "input" in tr else []) +
+                  (["input"] if "other" in tr else [])),
+    # div: d/dself needs other, d/dother needs self and other
+    "div": _needs(lambda tr: (["other"] if "input" in tr else []) +
+                  (["input", "other"] if "other" in tr else [])),
+    "true_divide": _needs(lambda tr: (["other"] if "input" in tr else []) +
+                          (["input", "other"] if "other" in tr else [])),
+}
+
+
+def _ext_policy(row, args, entries):
+    """max()/min() keep the input and the result; max(dim)/min(dim) only the indices."""
+    dim = dict(zip(row.names, args)).get("dim")
+    if dim is None:
+        return "both", [a for a in args if isinstance(a, Tensor)]
+    return "none", []
+
+
+_CONDITIONAL["max"] = _CONDITIONAL["min"] = _ext_policy
+
+
 def saves(op):
-    """What PyTorch's backward formula for `op` saves: "none", "result" or "inputs"."""
+    """What PyTorch's backward formula for `op` saves: "none", "result", "both" or "inputs",
+    or a policy `f(row, args, tracked) -> (policy, tensors)` where it depends on the call."""
+    if op in _CONDITIONAL:
+        return _CONDITIONAL[op]
     if op in _NONE:
         return "none"
     if op in _RESULT:
         return "result"
+    if op in _BOTH:
+        return "both"
     return "inputs"
+
+
+# ---- nodes whose backward PyTorch doesn't implement -------------------------------------------
+
+def _install_raising_nodes():
+    from .graph import JaxNode, _CLASSES
+
+    def raising(exc, msg):
+        def apply(self, grads, create_graph):
+            raise exc(msg)
+        return apply
+
+    for op, (exc, msg) in _NOT_IMPLEMENTED.items():
+        _CLASSES[("NotImplemented:" + op, JaxNode)] = type(
+            "NotImplemented", (JaxNode,), {"__slots__": (), "__module__": "torch",
+                                           "apply": raising(exc, msg)})
+
+    def partial(slot, msg):
+        def apply(self, grads, create_graph):
+            slots = self._slots
+            where = slots[1] if slots is not None else range(len(self._diff))
+            if slot in where and any(g is not None for g in grads):
+                raise NotImplementedError(msg)
+            return JaxNode.apply(self, grads, create_graph)
+        return apply
+
+    for op, (name, slot, msg) in _PARTIAL.items():
+        _NAMES[op] = name
+        _CLASSES[(name, JaxNode)] = type(name, (JaxNode,), {
+            "__slots__": (), "__module__": "torch", "apply": partial(slot, msg)})
+
+
+_install_raising_nodes()
