@@ -57,6 +57,7 @@ _load_ops(globals())
 from ._core.printing import get_printoptions, set_printoptions  # noqa: E402
 from . import cuda, linalg  # noqa: E402,F401
 from . import autograd  # noqa: E402,F401
+from . import nn  # noqa: E402,F401
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402,F401
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
 from ._ops.creation import LEGACY_TYPES as _LEGACY  # noqa: E402

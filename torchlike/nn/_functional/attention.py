@@ -1,0 +1,2 @@
+"""torch.nn.functional: attention (being filled in)."""
+__all__ = []

@@ -1,0 +1,1 @@
+"""Mirrors `torch.nn.init` (being filled in)."""

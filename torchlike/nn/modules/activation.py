@@ -1,0 +1,2 @@
+"""torch.nn modules: activation (being filled in)."""
+__all__ = []

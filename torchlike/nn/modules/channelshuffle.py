@@ -1,0 +1,2 @@
+"""torch.nn modules: channelshuffle (being filled in)."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""torch.nn modules: container (being filled in)."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""torch.nn modules: conv (being filled in)."""
+__all__ = []

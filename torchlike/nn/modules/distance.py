@@ -1,0 +1,2 @@
+"""torch.nn modules: distance (being filled in)."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""torch.nn modules: dropout (being filled in)."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""torch.nn modules: fold (being filled in)."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""torch.nn modules: hooks (being filled in)."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""torch.nn modules: loss (being filled in)."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""torch.nn modules: padding (being filled in)."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""torch.nn modules: pixelshuffle (being filled in)."""
+__all__ = []

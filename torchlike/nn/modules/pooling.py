@@ -1,0 +1,2 @@
+"""torch.nn modules: pooling (being filled in)."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""torch.nn modules: rnn (being filled in)."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""torch.nn modules: sparse (being filled in)."""
+__all__ = []

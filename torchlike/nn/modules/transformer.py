@@ -1,0 +1,2 @@
+"""torch.nn modules: transformer (being filled in)."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""torch.nn modules: upsampling (being filled in)."""
+__all__ = []
