@@ -85,11 +85,25 @@ def dunder_tested(n, words):
     return n in words or n.strip("_") in words or n in symbols
 
 
+def nn_modules():
+    return {n for n in dir(torch.nn) if inspect.isclass(getattr(torch.nn, n)) and
+            issubclass(getattr(torch.nn, n), torch.nn.Module)}
+
+
+def functional_functions():
+    F = torch.nn.functional
+    return {n for n in dir(F) if not n.startswith("_") and callable(getattr(F, n)) and
+            not inspect.isclass(getattr(F, n)) and not inspect.ismodule(getattr(F, n))}
+
+
 def report(show_missing):
     words, table = scan_tests()
     out = {}
     for label, universe, lib in (("torch functions", torch_functions(), torchlike),
-                                 ("Tensor attributes", tensor_attributes(), torchlike.Tensor)):
+                                 ("Tensor attributes", tensor_attributes(), torchlike.Tensor),
+                                 ("nn.Module classes", nn_modules(), torchlike.nn),
+                                 ("nn.functional", functional_functions(),
+                                  torchlike.nn.functional)):
         has = {n for n in universe if hasattr(lib, n)}
         tested = {n for n in has if n in table or n in words or
                   (n.startswith("__") and dunder_tested(n, words))}
