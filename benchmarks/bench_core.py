@@ -17,19 +17,7 @@ import numpy as np
 import torch
 
 import torchlike as tl
-
-
-def per_call(fn, n, repeat=5):
-    """Median over `repeat` runs of the mean time per call, in microseconds."""
-    for _ in range(max(10, n // 20)):
-        fn()
-    runs = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        runs.append((time.perf_counter() - t0) / n * 1e6)
-    return statistics.median(runs)
+from timing import per_call
 
 
 def block(x):

@@ -12,17 +12,11 @@ from .._core import layout
 from .._core.casting import cast
 from .._core.grad_state import ENABLED as _GRAD
 from .._core.tensor import Tensor, wrap
-from .registry import FUNCTIONS, METHODS, OPS, _check_broadcast
+from .registry import FUNCTIONS, METHODS, OPS, publish, _check_broadcast
 
 
 def _register(fn, name=None, method=True, function=False):
-    n = name or fn.__name__
-    OPS.setdefault(n, None)
-    if method:
-        METHODS[n] = fn
-    if function:
-        FUNCTIONS[n] = fn
-    return fn
+    return publish(fn, name, method=method, function=function)
 
 
 def _reshape_copy(input, size):

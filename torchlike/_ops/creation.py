@@ -20,17 +20,11 @@ from .._core.device import CPU
 from .._core.size import Size
 from .._core.storage import Storage
 from .._core.tensor import Tensor, _new, wrap
-from .registry import FUNCTIONS, METHODS, OPS
+from .registry import publish, FUNCTIONS, METHODS, OPS
 
 
 def _register(fn, name=None, method=False, function=True):
-    n = name or fn.__name__
-    OPS.setdefault(n, None)
-    if function:
-        FUNCTIONS[n] = fn
-    if method:
-        METHODS[n] = fn
-    return fn
+    return publish(fn, name, method=method, function=function)
 
 
 def place(np_array, device=None):

@@ -22,7 +22,7 @@ import numpy as np
 from .._core import device as dev
 from .._core import dtype as dt
 from .._core.tensor import Tensor, wrap
-from .registry import FUNCTIONS, METHODS, OPS, broadcast_shapes_checked, short_name
+from .registry import publish, FUNCTIONS, METHODS, OPS, broadcast_shapes_checked, short_name
 
 _DEFAULT_SEED = 67280421310721
 _U64 = (1 << 64) - 1
@@ -347,13 +347,7 @@ def _float_dtype(dtype, out, kernel):
 
 
 def _register(fn, name=None, method=False, function=True):
-    n = name or fn.__name__
-    OPS.setdefault(n, None)
-    if function:
-        FUNCTIONS[n] = fn
-    if method:
-        METHODS[n] = fn
-    return fn
+    return publish(fn, name, method=method, function=function)
 
 
 def _num(x):

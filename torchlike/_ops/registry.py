@@ -711,19 +711,24 @@ def _dunder(fn, ip, mode):
     return d
 
 
+def publish(fn, name=None, *, method=True, function=True, aliases=()):
+    """Publish a Python-level op (its own frontend) as `torch.X` and/or `Tensor.X`."""
+    n = name or fn.__name__
+    fn.__doc__ = fn.__doc__ or f"Mirrors `torch.{n}`."
+    if function:
+        for a in (n,) + tuple(aliases):
+            FUNCTIONS[a] = fn
+    if method:
+        for a in (n,) + tuple(aliases):
+            METHODS[a] = fn
+    OPS.setdefault(n, None)
+    return fn
+
+
 def function(name=None, *, method=True, function=True, aliases=(), family="misc"):
-    """Register a Python-level op composed of other ops (its own frontend; no kernel of its own)."""
+    """Decorator form of `publish` for ops composed of other ops (no kernel of their own)."""
     def register(fn):
-        n = name or fn.__name__
-        fn.__doc__ = fn.__doc__ or f"Mirrors `torch.{n}`."
-        if function:
-            for a in (n,) + tuple(aliases):
-                FUNCTIONS[a] = fn
-        if method:
-            for a in (n,) + tuple(aliases):
-                METHODS[a] = fn
-        OPS.setdefault(n, None)
-        return fn
+        return publish(fn, name, method=method, function=function, aliases=aliases)
     return register
 
 

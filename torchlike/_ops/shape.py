@@ -16,7 +16,7 @@ from . import gradfix as _gf
 from .._core import dtype as dt
 from .._core.size import Size
 from .._core.tensor import Tensor, _wrap_dim
-from .registry import METHODS, OPS, FUNCTIONS, broadcast_shapes_checked, call, op, short_name
+from .registry import publish, METHODS, OPS, FUNCTIONS, broadcast_shapes_checked, call, op, short_name
 
 F = "shape"
 
@@ -27,13 +27,7 @@ def _name(a):
 
 def _register(name, fn, method=True, function=True, aliases=()):
     fn.__name__ = name
-    OPS.setdefault(name, None)
-    if function:
-        for a in (name,) + tuple(aliases):
-            FUNCTIONS[a] = fn
-    if method:
-        for a in (name,) + tuple(aliases):
-            METHODS[a] = fn
+    publish(fn, name, method=method, function=function, aliases=aliases)
 
 
 def _seq(name, tensors, pos=1):

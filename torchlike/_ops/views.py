@@ -9,7 +9,7 @@ import operator
 
 from .._core import layout
 from .._core.tensor import Tensor, _wrap_dim, make_view
-from .registry import FUNCTIONS, METHODS, OPS
+from .registry import publish, FUNCTIONS, METHODS, OPS
 
 VIEW_OPS = {}
 # PyTorch's autograd node for each view op (the default is CamelCase + "Backward0")
@@ -373,13 +373,7 @@ def alias(self):
 
 def _register(name, fn, method=True, function=True, aliases=()):
     fn.__name__ = name
-    OPS.setdefault(name, None)
-    if function:
-        for a in (name,) + tuple(aliases):
-            FUNCTIONS[a] = fn
-    if method:
-        for a in (name,) + tuple(aliases):
-            METHODS[a] = fn
+    publish(fn, name, method=method, function=function, aliases=aliases)
 
 
 def reshape(input, *shape):
