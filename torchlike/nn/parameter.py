@@ -11,6 +11,9 @@ class Parameter(Tensor):
         if data is None:
             from .. import empty
             data = empty(0)
+        if requires_grad and not (data.dtype.is_floating_point or data.dtype.is_complex):
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
         t = object.__new__(cls)
         _copy_fields(t, data.detach())
         t._base = None
@@ -43,17 +46,25 @@ class UninitializedParameter(Parameter):
     """Placeholder for lazy modules (not materialised by torchlike yet)."""
 
 
-class Buffer(Tensor):
-    """Mirrors `torch.nn.Buffer`: marks a tensor to be registered as a module buffer."""
+class _BufferMeta(type):
+    """`isinstance(t, Buffer)` holds for tensors made by `Buffer(...)` (which are plain
+    Tensors marked `_is_buffer`, as in PyTorch)."""
+
+    def __instancecheck__(cls, instance):
+        if cls is Buffer:
+            return isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False)
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
+    """Mirrors `torch.nn.Buffer`: marks a tensor to be registered as a module buffer (returns a
+    plain detached Tensor carrying `persistent`)."""
 
     def __new__(cls, data=None, *, persistent=True):
         if data is None:
             from .. import empty
             data = empty(0)
-        t = object.__new__(cls)
-        _copy_fields(t, data.detach())
+        t = data.detach().requires_grad_(data.requires_grad)
         t.persistent = persistent
+        t._is_buffer = True
         return t
-
-    def __init__(self, data=None, *, persistent=True):
-        pass

@@ -12,6 +12,7 @@ from ..parameter import Buffer, Parameter
 
 _global_forward_pre_hooks = OrderedDict()
 _global_forward_hooks = OrderedDict()
+_global_forward_hooks_always_called = OrderedDict()
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -25,6 +26,37 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
     __str__ = __repr__
 
 
+def _torch_module_name(mod):
+    if mod == "torchlike" or mod.startswith("torchlike."):
+        return "torch" + mod[len("torchlike"):]
+    return mod
+
+
+def _torch_class_str(cls):
+    """`str(cls)` as PyTorch prints it (`<class 'torch.nn...'>` for torchlike's classes)."""
+    mod = _torch_module_name(cls.__module__)
+    name = cls.__qualname__
+    return f"<class '{name}'>" if mod == "builtins" else f"<class '{mod}.{name}'>"
+
+
+def _typename(obj):
+    """Mirrors `torch.typename`."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:
+        module = type(obj).__module__ or ""
+        qualname = type(obj).__qualname__
+    module = _torch_module_name(module)
+    if module in ("", "builtins"):
+        return qualname
+    return f"{module}.{qualname}"
+
+
 def _addindent(s, num_spaces):
     lines = s.split("\n")
     if len(lines) == 1:
@@ -36,11 +68,9 @@ def _addindent(s, num_spaces):
 class _Handle(RemovableHandle):
     """A removable handle over one of a module's hook dicts."""
 
-    def __init__(self, hooks_dict, extra=None):
+    def __init__(self, hooks_dict, *extra):
         self.id = next(RemovableHandle._ids)
-        self._dicts = [weakref.ref(hooks_dict)]
-        if extra is not None:
-            self._dicts.append(weakref.ref(extra))
+        self._dicts = [weakref.ref(hooks_dict)] + [weakref.ref(e) for e in extra]
 
     def remove(self):
         for ref in self._dicts:
@@ -57,7 +87,10 @@ class Module:
     call_super_init = False
 
     def __init__(self, *args, **kwargs):
-        if args or kwargs:
+        if kwargs and not self.call_super_init:
+            raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword "
+                            f"argument '{next(iter(kwargs))}'")
+        if args and not self.call_super_init:
             raise TypeError(f"{type(self).__name__}.__init__() takes 1 positional argument but "
                             f"{len(args) + 1} were given")
         d = self.__dict__
@@ -69,10 +102,10 @@ class Module:
         d["_backward_hooks"] = OrderedDict()
         d["_is_full_backward_hook"] = None
         d["_forward_hooks"] = OrderedDict()
-        d["_forward_hooks_with_kwargs"] = {}
-        d["_forward_hooks_always_called"] = {}
+        d["_forward_hooks_with_kwargs"] = OrderedDict()
+        d["_forward_hooks_always_called"] = OrderedDict()
         d["_forward_pre_hooks"] = OrderedDict()
-        d["_forward_pre_hooks_with_kwargs"] = {}
+        d["_forward_pre_hooks_with_kwargs"] = OrderedDict()
         d["_state_dict_hooks"] = OrderedDict()
         d["_state_dict_pre_hooks"] = OrderedDict()
         d["_load_state_dict_pre_hooks"] = OrderedDict()
@@ -91,7 +124,7 @@ class Module:
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
         if not isinstance(name, str):
-            raise TypeError(f"buffer name should be a string. Got {type(name).__name__}")
+            raise TypeError(f"buffer name should be a string. Got {_typename(name)}")
         if "." in name:
             raise KeyError('buffer name can\'t contain "."')
         if name == "":
@@ -99,10 +132,8 @@ class Module:
         if hasattr(self, name) and name not in self._buffers:
             raise KeyError(f"attribute '{name}' already exists")
         if tensor is not None and not isinstance(tensor, Tensor):
-            raise TypeError(f"cannot assign '{type(tensor).__module__}.{type(tensor).__name__}' "
-                            f"object to buffer '{name}' (torch Tensor or None required)")
-        if isinstance(tensor, Buffer):
-            persistent = tensor.persistent
+            raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
+                            f"(torch Tensor or None required)")
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -114,7 +145,7 @@ class Module:
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
         if not isinstance(name, str):
-            raise TypeError(f"parameter name should be a string. Got {type(name).__name__}")
+            raise TypeError(f"parameter name should be a string. Got {_typename(name)}")
         if "." in name:
             raise KeyError('parameter name can\'t contain "."')
         if name == "":
@@ -124,8 +155,8 @@ class Module:
         if param is None:
             self._parameters[name] = None
         elif not isinstance(param, Parameter):
-            raise TypeError(f"cannot assign '{type(param).__module__}.{type(param).__name__}' "
-                            f"object to parameter '{name}' (torch.nn.Parameter or None required)")
+            raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
+                            f"(torch.nn.Parameter or None required)")
         elif param.grad_fn is not None:
             raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model "
                              f"parameters must be created explicitly. To express '{name}' as a "
@@ -137,10 +168,9 @@ class Module:
     def add_module(self, name, module):
         """Mirrors `Module.add_module`."""
         if not isinstance(module, Module) and module is not None:
-            raise TypeError(f"{type(module).__module__}.{type(module).__name__} is not a Module "
-                            f"subclass")
+            raise TypeError(f"{_typename(module)} is not a Module subclass")
         if not isinstance(name, str):
-            raise TypeError(f"module name should be a string. Got {type(name).__name__}")
+            raise TypeError(f"module name should be a string. Got {_typename(name)}")
         if hasattr(self, name) and name not in self._modules:
             raise KeyError(f"attribute '{name}' already exists")
         if "." in name:
@@ -170,8 +200,8 @@ class Module:
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
-                raise TypeError(f"cannot assign '{type(value).__module__}.{type(value).__name__}'"
-                                f" as parameter '{name}' (torch.nn.Parameter or None expected)")
+                raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' "
+                                f"(torch.nn.Parameter or None expected)")
             self.register_parameter(name, value)
         else:
             modules = d.get("_modules")
@@ -182,22 +212,20 @@ class Module:
                 modules[name] = value
             elif modules is not None and name in modules:
                 if value is not None:
-                    raise TypeError(f"cannot assign '{type(value).__module__}."
-                                    f"{type(value).__name__}' as child module '{name}' "
-                                    f"(torch.nn.Module or None expected)")
+                    raise TypeError(f"cannot assign '{_typename(value)}' as child module "
+                                    f"'{name}' (torch.nn.Module or None expected)")
                 modules[name] = value
             else:
                 buffers = d.get("_buffers")
                 if isinstance(value, Buffer) or (buffers is not None and name in buffers):
                     if value is not None and not isinstance(value, Tensor):
-                        raise TypeError(f"cannot assign '{type(value).__module__}."
-                                        f"{type(value).__name__}' as buffer '{name}' (torch."
-                                        f"nn.Buffer, torch.Tensor or None expected)")
+                        raise TypeError(f"cannot assign '{_typename(value)}' as buffer "
+                                        f"'{name}' (torch.nn.Buffer, torch.Tensor or None "
+                                        f"expected)")
                     if isinstance(value, Buffer):
                         persistent = value.persistent
                     else:
                         persistent = name not in d["_non_persistent_buffers_set"]
-                    remove_from(d, d["_parameters"], d["_modules"])
                     self.register_buffer(name, value, persistent)
                 else:
                     object.__setattr__(self, name, value)
@@ -387,7 +415,7 @@ class Module:
             if param.grad is not None:
                 with grad_state_off():
                     g = fn(param.grad)
-                param._grad = g
+                param.grad.data = g
         for key, buf in self._buffers.items():
             if buf is not None:
                 self._buffers[key] = fn(buf)
@@ -434,42 +462,96 @@ class Module:
 
     # ---- calling and hooks ------------------------------------------------------------------------
 
+    def _get_backward_hooks(self):
+        full, non_full = [], []
+        if self._is_full_backward_hook is True:
+            full = list(self._backward_hooks.values())
+        elif self._is_full_backward_hook is False:
+            non_full = list(self._backward_hooks.values())
+        return full, non_full
+
     def _call_impl(self, *args, **kwargs):
         if not (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks or
                 self._backward_pre_hooks or _global_forward_hooks or _global_forward_pre_hooks):
             return self.forward(*args, **kwargs)
-        for hook_id, hook in itertools.chain(_global_forward_pre_hooks.items(),
-                                             self._forward_pre_hooks.items()):
-            if self._forward_pre_hooks_with_kwargs.get(hook_id, False):
-                res = hook(self, args, kwargs)
+        result = None
+        called_always = set()
+
+        def inner():
+            nonlocal result, args, kwargs
+            full_hooks, non_full_hooks = self._get_backward_hooks()
+            pre_bw_hooks = list(self._backward_pre_hooks.values())
+            for hook_id, hook in (*_global_forward_pre_hooks.items(),
+                                  *self._forward_pre_hooks.items()):
+                if hook_id in self._forward_pre_hooks_with_kwargs:
+                    res = hook(self, args, kwargs)
+                    if res is not None:
+                        if isinstance(res, tuple) and len(res) == 2:
+                            args, kwargs = res
+                        else:
+                            raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                               f"(new_args, new_kwargs), but got {res}.")
+                else:
+                    res = hook(self, args)
+                    if res is not None:
+                        args = res if isinstance(res, tuple) else (res,)
+            bw = None
+            if full_hooks or pre_bw_hooks:
+                from .hooks import BackwardHook
+                bw = BackwardHook(self, full_hooks, pre_bw_hooks)
+                args = bw.setup_input_hook(args)
+            result = self.forward(*args, **kwargs)
+            for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
+                if hook_id in self._forward_hooks_always_called or \
+                        hook_id in _global_forward_hooks_always_called:
+                    called_always.add(hook_id)
+                if hook_id in self._forward_hooks_with_kwargs:
+                    res = hook(self, args, kwargs, result)
+                else:
+                    res = hook(self, args, result)
                 if res is not None:
-                    if isinstance(res, tuple) and len(res) == 2:
-                        args, kwargs = res
+                    result = res
+            if bw is not None:
+                if not isinstance(result, (Tensor, tuple)):
+                    import warnings
+                    warnings.warn("For backward hooks to be called, module output should be a "
+                                  "Tensor or a tuple of Tensors but received "
+                                  f"{type(result)}", stacklevel=2)
+                result = bw.setup_output_hook(result)
+            if non_full_hooks:
+                var = result
+                while not isinstance(var, Tensor):
+                    if isinstance(var, dict):
+                        var = next(v for v in var.values() if isinstance(v, Tensor))
                     else:
-                        raise RuntimeError("forward pre-hook must return None or a tuple of "
-                                           f"(new_args, new_kwargs), but got {res}.")
-            else:
-                res = hook(self, args)
-                if res is not None:
-                    args = res if isinstance(res, tuple) else (res,)
-        bw = None
-        if self._backward_hooks or self._backward_pre_hooks:
-            from .hooks import BackwardHook
-            bw = BackwardHook(self, list(self._backward_hooks.values()),
-                              list(self._backward_pre_hooks.values()))
-            args = bw.setup_input_hook(args)
-        result = self.forward(*args, **kwargs)
-        for hook_id, hook in itertools.chain(_global_forward_hooks.items(),
-                                             self._forward_hooks.items()):
-            if self._forward_hooks_with_kwargs.get(hook_id, False):
-                res = hook(self, args, kwargs, result)
-            else:
-                res = hook(self, args, result)
-            if res is not None:
-                result = res
-        if bw is not None:
-            result = bw.setup_output_hook(result)
-        return result
+                        var = var[0]
+                if var.grad_fn is not None:
+                    for hook in non_full_hooks:
+                        var.grad_fn.register_hook(
+                            functools.partial(_call_old_backward_hook, hook, self))
+            return result
+
+        try:
+            return inner()
+        except Exception:
+            import warnings
+            for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
+                if (hook_id in self._forward_hooks_always_called or
+                        hook_id in _global_forward_hooks_always_called) and \
+                        hook_id not in called_always:
+                    try:
+                        if hook_id in self._forward_hooks_with_kwargs:
+                            res = hook(self, args, kwargs, result)
+                        else:
+                            res = hook(self, args, result)
+                        if res is not None:
+                            result = res
+                    except Exception as e:  # noqa: BLE001 - warned like PyTorch
+                        warnings.warn("global module forward hook with ``always_call=True`` "
+                                      "raised an exception that was silenced as another error "
+                                      f"was raised in forward: {str(e)}", stacklevel=2)
+                        continue
+            raise
 
     __call__ = _call_impl
 
@@ -486,7 +568,8 @@ class Module:
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False,
                               always_call=False):
         """Mirrors `Module.register_forward_hook`."""
-        handle = _Handle(self._forward_hooks, self._forward_hooks_with_kwargs)
+        handle = _Handle(self._forward_hooks, self._forward_hooks_with_kwargs,
+                         self._forward_hooks_always_called)
         self._forward_hooks[handle.id] = hook
         if with_kwargs:
             self._forward_hooks_with_kwargs[handle.id] = True
@@ -539,16 +622,24 @@ class Module:
             destination[prefix + "_extra_state"] = self.get_extra_state()
 
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
-        """Mirrors `Module.state_dict`: an OrderedDict of detached tensors."""
+        """Mirrors `Module.state_dict`: an OrderedDict of detached tensors, with `_metadata`."""
         if args:
-            destination = args[0] if len(args) > 0 else destination
-            prefix = args[1] if len(args) > 1 else prefix
-            keep_vars = args[2] if len(args) > 2 else keep_vars
+            import warnings
+            warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
+                          "https://pytorch.org/docs/main/generated/torch.nn.Module.html#torch.nn."
+                          "Module.state_dict for details.", FutureWarning, stacklevel=2)
+            if destination is None:
+                destination = args[0]
+            if len(args) > 1 and prefix == "":
+                prefix = args[1]
+            if len(args) > 2 and keep_vars is False:
+                keep_vars = args[2]
         if destination is None:
             destination = OrderedDict()
             destination._metadata = OrderedDict()
+        local_metadata = dict(version=self._version)
         if hasattr(destination, "_metadata"):
-            destination._metadata[prefix[:-1]] = {"version": self._version}
+            destination._metadata[prefix[:-1]] = local_metadata
         for hook in self._state_dict_pre_hooks.values():
             hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
@@ -557,21 +648,27 @@ class Module:
                 module.state_dict(destination=destination, prefix=prefix + name + ".",
                                   keep_vars=keep_vars)
         for hook in self._state_dict_hooks.values():
-            res = hook(self, destination, prefix, {})
-            if res is not None:
-                destination = res
+            res = hook(self, destination, prefix, local_metadata)
+            if not getattr(hook, "_from_public_api", False):
+                if res is not None:
+                    destination = res
+            elif res is not None:
+                raise RuntimeError("state_dict post-hook must return None")
         return destination
 
     def get_extra_state(self):
         raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be "
-                           "called.")
+                           "called. Please file an issue at https://github.com/pytorch/pytorch/"
+                           "issues/new?template=bug-report.yml to report this bug.")
 
     def set_extra_state(self, state):
         raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be "
-                           "called.")
+                           "called. Please file an issue at https://github.com/pytorch/pytorch/"
+                           "issues/new?template=bug-report.yml to report this bug.")
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
-                              unexpected_keys, error_msgs, assign=False):
+                              unexpected_keys, error_msgs):
+        """Mirrors `Module._load_from_state_dict` (this module's own parameters and buffers)."""
         for hook in self._load_state_dict_pre_hooks.values():
             hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                  error_msgs)
@@ -579,6 +676,7 @@ class Module:
                       if k not in self._non_persistent_buffers_set}
         local_state = {k: v for k, v in itertools.chain(self._parameters.items(),
                                                         persistent.items()) if v is not None}
+        assign = local_metadata.get("assign_to_params_buffers", False)
         for name, param in local_state.items():
             key = prefix + name
             if key not in state_dict:
@@ -591,20 +689,23 @@ class Module:
                                   f"torch.Tensor or Tensor-like object from checkpoint but "
                                   f"received {type(input_param)}")
                 continue
+            if len(param.shape) == 0 and len(input_param.shape) == 1:
+                input_param = input_param[0]
             if input_param.shape != param.shape:
                 error_msgs.append(f"size mismatch for {key}: copying a param with shape "
                                   f"{input_param.shape} from checkpoint, the shape in current "
                                   f"model is {param.shape}.")
                 continue
             try:
-                from ... import no_grad
-                with no_grad():
+                with grad_state_off():
                     if assign:
                         if isinstance(param, Parameter):
-                            new = Parameter(input_param, requires_grad=param.requires_grad)
-                            setattr(self, name, new)
-                        else:
-                            setattr(self, name, input_param)
+                            if not isinstance(input_param, Parameter):
+                                input_param = Parameter(input_param,
+                                                        requires_grad=param.requires_grad)
+                            else:
+                                input_param.requires_grad_(param.requires_grad)
+                        setattr(self, name, input_param)
                     else:
                         param.copy_(input_param)
             except Exception as ex:  # noqa: BLE001 - reported like PyTorch does
@@ -625,13 +726,17 @@ class Module:
             for key in state_dict.keys():
                 if key.startswith(prefix) and key != extra_key:
                     input_name = key[len(prefix):].split(".", 1)
-                    if input_name[0] not in self._modules and input_name[0] not in local_state:
+                    if len(input_name) > 1:
+                        if input_name[0] not in self._modules:
+                            unexpected_keys.append(key)
+                    elif input_name[0] not in local_state:
                         unexpected_keys.append(key)
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
         """Mirrors `Module.load_state_dict`: PyTorch's missing/unexpected/size-mismatch errors
         and its `_IncompatibleKeys` return value."""
-        if not isinstance(state_dict, dict):
+        from collections.abc import Mapping
+        if not isinstance(state_dict, Mapping):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing_keys, unexpected_keys, error_msgs = [], [], []
         metadata = getattr(state_dict, "_metadata", None)
@@ -641,16 +746,24 @@ class Module:
 
         def load(module, local_state_dict, prefix=""):
             local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
+            if assign:
+                local_metadata["assign_to_params_buffers"] = assign
             module._load_from_state_dict(local_state_dict, prefix, local_metadata, True,
-                                         missing_keys, unexpected_keys, error_msgs, assign)
+                                         missing_keys, unexpected_keys, error_msgs)
             for name, child in module._modules.items():
                 if child is not None:
                     child_prefix = prefix + name + "."
                     child_state = {k: v for k, v in local_state_dict.items()
                                    if k.startswith(child_prefix)}
                     load(child, child_state, child_prefix)
+            incompatible = _IncompatibleKeys(missing_keys, unexpected_keys)
             for hook in module._load_state_dict_post_hooks.values():
-                hook(module, _IncompatibleKeys(missing_keys, unexpected_keys))
+                out = hook(module, incompatible)
+                if out is not None:
+                    raise AssertionError(
+                        "Hooks registered with ``register_load_state_dict_post_hook`` are not"
+                        "expected to return new values, if incompatible_keys need to be modified,"
+                        "it should be done inplace.")
 
         load(self, state_dict)
         if strict:
@@ -671,18 +784,31 @@ class Module:
         return handle
 
     def register_state_dict_post_hook(self, hook):
+        """Mirrors `Module.register_state_dict_post_hook` (the hook must return None)."""
+        hook._from_public_api = True
         handle = _Handle(self._state_dict_hooks)
         self._state_dict_hooks[handle.id] = hook
         return handle
 
-    _register_state_dict_hook = register_state_dict_post_hook
+    def _register_state_dict_hook(self, hook):
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError("Cannot register the same function as the state dict post hook "
+                               "that was previously registered via "
+                               "register_state_dict_post_hook")
+        handle = _Handle(self._state_dict_hooks)
+        self._state_dict_hooks[handle.id] = hook
+        return handle
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        handle = _Handle(self._load_state_dict_pre_hooks)
+        if with_module:
+            self._load_state_dict_pre_hooks[handle.id] = functools.partial(hook, self)
+        else:
+            self._load_state_dict_pre_hooks[handle.id] = hook
+        return handle
 
     def register_load_state_dict_pre_hook(self, hook):
-        handle = _Handle(self._load_state_dict_pre_hooks)
-        self._load_state_dict_pre_hooks[handle.id] = (
-            lambda sd, prefix, md, strict, mk, uk, em: hook(self, sd, prefix, md, strict, mk, uk,
-                                                            em))
-        return handle
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
 
     def register_load_state_dict_post_hook(self, hook):
         handle = _Handle(self._load_state_dict_post_hooks)
@@ -690,7 +816,6 @@ class Module:
         return handle
 
     # ---- repr and pickling -----------------------------------------------------------------------
-
     def _get_name(self):
         return type(self).__name__
 
@@ -738,7 +863,13 @@ def register_module_forward_pre_hook(hook):
     return handle
 
 
-def register_module_forward_hook(hook, *, always_call=False):
-    handle = _Handle(_global_forward_hooks)
+def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
+    handle = _Handle(_global_forward_hooks, _global_forward_hooks_always_called)
     _global_forward_hooks[handle.id] = hook
+    if always_call:
+        _global_forward_hooks_always_called[handle.id] = True
     return handle
+
+
+def _call_old_backward_hook(hook, module, grad_input, grad_output):
+    return hook(module, grad_input, grad_output)
