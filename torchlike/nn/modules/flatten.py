@@ -1,2 +1,49 @@
-"""torch.nn modules: flatten (being filled in)."""
-__all__ = []
+"""torch.nn modules: Flatten, Unflatten."""
+from .module import Module
+
+__all__ = ["Flatten", "Unflatten"]
+
+
+class Flatten(Module):
+    """Mirrors `torch.nn.Flatten`."""
+
+    __constants__ = ["start_dim", "end_dim"]
+
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        self.start_dim = start_dim
+        self.end_dim = end_dim
+
+    def forward(self, input):
+        return input.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self):
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Unflatten(Module):
+    """Mirrors `torch.nn.Unflatten`."""
+
+    __constants__ = ["dim", "unflattened_size"]
+
+    def __init__(self, dim, unflattened_size):
+        super().__init__()
+        self._require_tuple_int(unflattened_size)
+        self.dim = dim
+        self.unflattened_size = unflattened_size
+
+    def _require_tuple_int(self, input):
+        if isinstance(input, (tuple, list)):
+            for idx, elem in enumerate(input):
+                if not isinstance(elem, int):
+                    raise TypeError("unflattened_size must be tuple of ints, but found element "
+                                    f"of type {type(elem).__name__} at pos {idx}")
+            return
+        raise TypeError(f"unflattened_size must be a tuple of ints, but found type "
+                        f"{type(input).__name__}")
+
+    def forward(self, input):
+        return input.unflatten(self.dim, self.unflattened_size)
+
+    def extra_repr(self):
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
