@@ -1,2 +1,1151 @@
-"""torch.nn.functional: conv (being filled in)."""
-__all__ = []
+"""torch.nn.functional: convolution, pooling, upsampling, fold/unfold and shuffles.
+
+Every function here is one dispatch: a cached, jitted pure-JAX function per static configuration
+(shapes, strides, paddings...) run through `apply_jax`, so the backward is that function's vjp.
+
+Pooling windows are gathered with static index tables (one per spatial dim, computed with NumPy
+when the function is built): max pooling takes the first maximum of each window in PyTorch's scan
+order, so its gradient goes to exactly the element PyTorch's recorded index points at (ties
+included); average pooling divides by PyTorch's divisor table."""
+import functools
+import math
+import numbers
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from ..._core.tensor import Tensor
+from ...autograd.function import apply_jax
+
+__all__ = [
+    "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+    "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices",
+    "max_pool2d_with_indices", "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d",
+    "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
+    "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d",
+    "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+    "adaptive_max_pool3d_with_indices", "max_unpool1d", "max_unpool2d", "max_unpool3d",
+    "lp_pool1d", "lp_pool2d", "lp_pool3d", "interpolate", "upsample", "upsample_nearest",
+    "upsample_bilinear", "unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
+    "native_channel_shuffle", "affine_grid",
+]
+
+_HIGHEST = lax.Precision.HIGHEST
+_DN = {1: ("NCH", "OIH", "NCH"), 2: ("NCHW", "OIHW", "NCHW"), 3: ("NCDHW", "OIDHW", "NCDHW")}
+_CNAME = {"float32": "float", "float64": "double", "float16": "c10::Half",
+          "bfloat16": "c10::BFloat16", "int64": "long", "int32": "int"}
+
+
+def _ntuple(v, n, name="stride", op=None):
+    if isinstance(v, Tensor):
+        v = v.tolist()
+    if isinstance(v, (list, tuple)):
+        v = tuple(int(x) for x in v)
+        if len(v) == 1 and n > 1 and op is None:
+            return v * n
+        return v
+    return (int(v),) * n
+
+
+def _dtname(t):
+    return _CNAME.get(t.dtype.np.name if hasattr(t.dtype, "np") else str(t.dtype),
+                      str(t.dtype).replace("torch.", ""))
+
+
+_SCALAR_TYPE = {"float32": "Float", "float64": "Double", "float16": "Half",
+                "bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "int16": "Short",
+                "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
+                "complex128": "ComplexDouble"}
+
+
+def _scalar_type(t):
+    n = str(t.dtype).replace("torch.", "")
+    return _SCALAR_TYPE.get(n, n)
+
+
+def _sizes(shape):
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def _run(fn, operands, name):
+    out = apply_jax(fn, operands, name)
+    return out
+
+
+# ---- convolution ------------------------------------------------------------------------------
+
+_PAD_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+
+
+@functools.lru_cache(maxsize=None)
+def _conv_fn(nd, stride, padding, dilation, groups, has_bias, transposed, output_padding,
+             unbatched, pad_mode, mode_pad):
+    dn = _DN[nd]
+
+    def f(x, w, b=None):
+        if unbatched:
+            x = x[None]
+        if mode_pad is not None:  # padding_mode of the Conv modules, fused in
+            x = jnp.pad(x, ((0, 0), (0, 0)) + tuple(mode_pad), mode=_PAD_MODES[pad_mode])
+        if not transposed:
+            y = lax.conv_general_dilated(x, w, stride, padding, rhs_dilation=dilation,
+                                         dimension_numbers=dn, feature_group_count=groups,
+                                         precision=_HIGHEST)
+        else:
+            cin, cog = w.shape[0], w.shape[1]
+            k = w.shape[2:]
+            wt = w.reshape((groups, cin // groups, cog) + k).swapaxes(1, 2)
+            wt = wt.reshape((groups * cog, cin // groups) + k)
+            wt = jnp.flip(wt, tuple(range(2, 2 + nd)))
+            pads = tuple((d * (kk - 1) - p, d * (kk - 1) - p + op)
+                         for d, kk, p, op in zip(dilation, k, padding, output_padding))
+            y = lax.conv_general_dilated(x, wt, (1,) * nd, pads, lhs_dilation=stride,
+                                         rhs_dilation=dilation, dimension_numbers=dn,
+                                         feature_group_count=groups, precision=_HIGHEST)
+        if has_bias:
+            y = y + b.reshape((1, -1) + (1,) * nd).astype(y.dtype)
+        if unbatched:
+            y = y[0]
+        return y
+
+    return jax.jit(f)
+
+
+def _check_conv(nd, name, input, weight, bias, groups, transposed):
+    if input.dim() not in (nd + 1, nd + 2):
+        raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to "
+                           f"{name}, but got input of size: {_sizes(input.shape)}")
+    if weight.dim() != nd + 2:
+        k = weight.dim() - 2
+        raise RuntimeError(f"expected stride to be a single integer value or a list of {k} "
+                           f"values to match the convolution dimensions, but got stride="
+                           f"{_sizes([1] * nd)}")
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"expected scalar type {_scalar_type(input)} but found "
+                           f"{_scalar_type(weight)}")
+    if bias is not None and bias.dtype != input.dtype:
+        raise RuntimeError(f"Input type ({_dtname(input)}) and bias type ({_dtname(bias)}) "
+                           f"should be the same")
+    shape = tuple(input.shape) if input.dim() == nd + 2 else (1,) + tuple(input.shape)
+    ws = tuple(weight.shape)
+    if not transposed and ws[0] % groups != 0:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "
+                           f"at dimension 0, but got weight of size [{_sizes(ws)}] instead")
+    cin = ws[0] if transposed else ws[1] * groups
+    if shape[1] != cin:
+        what = "transposed=1" if transposed else f"groups={groups}"
+        raise RuntimeError(f"Given {what}, weight of size {_sizes(ws)}, expected input"
+                           f"{_sizes(shape)} to have {cin} channels, but got {shape[1]} "
+                           f"channels instead")
+    if bias is not None:
+        cout = ws[1] * groups if transposed else ws[0]
+        if bias.dim() != 1 or bias.shape[0] != cout:
+            raise RuntimeError(f"Given weight of size {_sizes(ws)}, expected bias to be "
+                               f"1-dimensional with {cout} elements, but got bias of size "
+                               f"{_sizes(bias.shape)} instead")
+    return shape
+
+
+def _conv(nd, name, input, weight, bias, stride, padding, dilation, groups,
+          pad_mode="zeros", mode_pad=None):
+    shape = _check_conv(nd, name, input, weight, bias, groups, False)
+    stride = _ntuple(stride, nd)
+    dilation = _ntuple(dilation, nd)
+    k = tuple(weight.shape[2:])
+    if isinstance(padding, str):
+        if padding == "valid":
+            pads = ((0, 0),) * nd
+        elif padding == "same":
+            if any(s != 1 for s in stride):
+                raise RuntimeError("padding='same' is not supported for strided convolutions")
+            pads = []
+            for d, kk in zip(dilation, k):
+                total = d * (kk - 1)
+                pads.append((total // 2, total - total // 2))
+            pads = tuple(pads)
+        else:
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+    else:
+        pads = tuple((p, p) for p in _ntuple(padding, nd))
+    spatial = shape[2:]
+    if mode_pad is not None:
+        spatial = tuple(s + a + b for s, (a, b) in zip(spatial, mode_pad))
+    padded = [s + a + b for s, (a, b) in zip(spatial, pads)]
+    eff = [d * (kk - 1) + 1 for d, kk in zip(dilation, k)]
+    if any(p < e for p, e in zip(padded, eff)):
+        raise RuntimeError(f"Calculated padded input size per channel: "
+                           f"({' x '.join(map(str, padded))}). Kernel size: "
+                           f"({' x '.join(map(str, eff))}). Kernel size can't be greater than "
+                           f"actual input size")
+    fn = _conv_fn(nd, stride, pads, dilation, int(groups), bias is not None, False, None,
+                  input.dim() == nd + 1, pad_mode, mode_pad)
+    ops = (input, weight) if bias is None else (input, weight, bias)
+    return _run(fn, ops, "ConvolutionBackward0")[0]
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """Mirrors `torch.nn.functional.conv1d`."""
+    return _conv(1, "conv1d", input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """Mirrors `torch.nn.functional.conv2d`."""
+    return _conv(2, "conv2d", input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """Mirrors `torch.nn.functional.conv3d`."""
+    return _conv(3, "conv3d", input, weight, bias, stride, padding, dilation, groups)
+
+
+def _conv_transpose(nd, name, input, weight, bias, stride, padding, output_padding, groups,
+                    dilation):
+    shape = _check_conv(nd, name, input, weight, bias, groups, True)
+    stride = _ntuple(stride, nd)
+    dilation = _ntuple(dilation, nd)
+    padding = _ntuple(padding, nd)
+    output_padding = _ntuple(output_padding, nd)
+    hw = ("height", "width") if nd == 2 else ("depth", "height", "width") if nd == 3 else ("",)
+    for op_, s, d in zip(output_padding, stride, dilation):
+        if op_ >= s and op_ >= d:
+            if nd == 1:  # PyTorch runs it as a 2-d transposed conv over a unit height
+                hw = ("height", "width")
+                output_padding, stride, dilation = ((0,) + output_padding, (1,) + stride,
+                                                    (1,) + dilation)
+            if True:
+                parts = " ".join(
+                    [f"output_padding_{h}: {v}" for h, v in zip(hw, output_padding)]
+                    + [f"stride_{h}: {v}" for h, v in zip(hw, stride)]
+                    + [f"dilation_{h}: {v}" for h, v in zip(hw, dilation)])
+            raise RuntimeError("output padding must be smaller than either stride or dilation, "
+                               f"but got {parts}")
+    k = tuple(weight.shape[2:])
+    out = [(i - 1) * s - 2 * p + d * (kk - 1) + op_ + 1
+           for i, s, p, d, kk, op_ in zip(shape[2:], stride, padding, dilation, k,
+                                          output_padding)]
+    if any(o <= 0 for o in out):
+        raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, shape[2:]))}). "
+                           f"Calculated output size per channel: ({' x '.join(map(str, out))}). "
+                           f"Output size is too small")
+    fn = _conv_fn(nd, stride, padding, dilation, int(groups), bias is not None, True,
+                  output_padding, input.dim() == nd + 1, "zeros", None)
+    ops = (input, weight) if bias is None else (input, weight, bias)
+    return _run(fn, ops, "ConvolutionBackward0")[0]
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """Mirrors `torch.nn.functional.conv_transpose1d`."""
+    return _conv_transpose(1, "conv_transpose1d", input, weight, bias, stride, padding,
+                           output_padding, groups, dilation)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """Mirrors `torch.nn.functional.conv_transpose2d`."""
+    return _conv_transpose(2, "conv_transpose2d", input, weight, bias, stride, padding,
+                           output_padding, groups, dilation)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """Mirrors `torch.nn.functional.conv_transpose3d`."""
+    return _conv_transpose(3, "conv_transpose3d", input, weight, bias, stride, padding,
+                           output_padding, groups, dilation)
+
+
+# ---- window gathering -------------------------------------------------------------------------
+
+def _gather_windows(x, tables, pad_value):
+    """x (..., L1..Ln); tables[d] (out_d, K_d) int positions, L_d meaning padding.
+    Returns (..., out_1..out_n, K_1*...*K_n)."""
+    nd = len(tables)
+    lead = x.ndim - nd
+    x = jnp.pad(x, ((0, 0),) * lead + ((0, 1),) * nd, constant_values=pad_value)
+    for i, t in enumerate(tables):
+        ax = lead + 2 * i
+        x = jnp.take(x, jnp.asarray(t.reshape(-1)), axis=ax)
+        x = x.reshape(x.shape[:ax] + t.shape + x.shape[ax + 1:])
+    perm = (tuple(range(lead)) + tuple(lead + 2 * i for i in range(nd))
+            + tuple(lead + 2 * i + 1 for i in range(nd)))
+    x = x.transpose(perm)
+    return x.reshape(x.shape[:lead + nd] + (-1,))
+
+
+def _flat_table(tables, sizes):
+    """(out_1..out_n, K) flat input index (PyTorch's pooling indices) of each window element."""
+    nd = len(tables)
+    mult = [int(np.prod(sizes[d + 1:])) for d in range(nd)]
+    shape_o = tuple(t.shape[0] for t in tables)
+    shape_k = tuple(t.shape[1] for t in tables)
+    flat = np.zeros(shape_o + shape_k, np.int64)
+    for d, t in enumerate(tables):
+        view = [1] * (2 * nd)
+        view[d] = t.shape[0]
+        view[nd + d] = t.shape[1]
+        flat = flat + (np.minimum(t, sizes[d] - 1).astype(np.int64) * mult[d]).reshape(view)
+    return flat.reshape(shape_o + (-1,))
+
+
+def _pool_len(L, k, s, p, d, ceil):
+    out = (L + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil else 0)) // s + 1
+    if ceil and (out - 1) * s >= L + p:
+        out -= 1
+    return out
+
+
+def _window_table(L, k, s, p, d, ceil):
+    out = _pool_len(L, k, s, p, d, ceil)
+    pos = (np.arange(out)[:, None] * s - p) + np.arange(k)[None, :] * d
+    return np.where((pos < 0) | (pos >= L), L, pos).astype(np.int32)
+
+
+def _pad_value(dtype):
+    if jnp.issubdtype(dtype, jnp.floating):
+        return -jnp.inf
+    if dtype == jnp.bool_:
+        return False
+    return jnp.iinfo(dtype).min
+
+
+@functools.lru_cache(maxsize=None)
+def _max_fn(tables_key, sizes, return_indices, kind):
+    tables = [np.array(t, np.int32) for t in tables_key]
+    flat = _flat_table(tables, sizes)
+
+    def f(x):
+        w = _gather_windows(x, tables, _pad_value(x.dtype))
+        am = jnp.argmax(w, axis=-1)
+        out = jnp.take_along_axis(w, am[..., None], -1)[..., 0]
+        if not return_indices:
+            return out
+        ft = jnp.broadcast_to(jnp.asarray(flat), am.shape + flat.shape[-1:])
+        idx = jnp.take_along_axis(ft, am[..., None], -1)[..., 0]
+        return out, idx
+
+    return jax.jit(f)
+
+
+def _key(tables):
+    return tuple(tuple(map(tuple, t.tolist())) for t in tables)
+
+
+def _check_pool_rank(nd, input, name):
+    r = input.dim()
+    if nd == 1:
+        if r not in (2, 3):
+            if name == "max_pool1d":
+                raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with "
+                                   f"optional 0 dim batch size for input, but got:"
+                                   f"{_sizes(input.shape)}")
+            raise RuntimeError(f"Expected 2 to 3 dimensions, but got {r}-dimensional tensor for "
+                               f"argument #1 'self' (while checking arguments for {name})")
+    elif r not in (nd + 1, nd + 2) or input.numel() == 0:
+        if name.startswith("avg") and r < nd:
+            raise IndexError(f"Dimension out of range (expected to be in range of "
+                             f"[{-max(r, 1)}, {max(r, 1) - 1}], but got {-nd - 1})")
+        raise RuntimeError(f"non-empty {nd + 1}D or {nd + 2}D (batch mode) tensor expected for "
+                           f"input")
+
+
+def _pool_params(nd, kernel_size, stride, padding, dilation):
+    k = _ntuple(kernel_size, nd)
+    s = _ntuple(stride, nd) if stride is not None and stride != [] and stride != () else k
+    p = _ntuple(padding, nd)
+    d = _ntuple(dilation, nd)
+    return k, s, p, d
+
+
+def _check_out(input, nd, k, s, p, d, ceil, style="2d"):
+    """PyTorch's pooling argument checks. `style` "max1d" is max_pool1d's own kernel; "as2d"
+    is a 1-d pool PyTorch runs as a 2-d one over an inserted unit dim."""
+    sizes = tuple(input.shape[-nd:])
+    for kk, pp, dd in zip(k, p, d):
+        if style == "max1d":
+            if pp > kk // 2:
+                raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, "
+                                   f"but got padding={pp} and kernel_size={kk}")
+        elif pp > ((kk - 1) * dd + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={pp}, kernel_size={kk} and dilation={dd}")
+    outs = [_pool_len(L, kk, ss, pp, dd, ceil) for L, kk, ss, pp, dd in zip(sizes, k, s, p, d)]
+    if any(o < 1 for o in outs):
+        if style == "max1d":
+            raise RuntimeError(f"max_pool1d() Invalid computed output size: {outs[0]}")
+        c = input.shape[-nd - 1]
+        ins, os_ = (c,) + sizes, [c] + outs
+        if style == "as2d":
+            ins, os_ = (c, 1) + sizes, [c, 1] + outs
+        raise RuntimeError(f"Given input size: ({'x'.join(map(str, ins))}). Calculated "
+                           f"output size: ({'x'.join(map(str, os_))}). Output size is too small")
+    return sizes
+
+
+def _max_pool(nd, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
+    _check_pool_rank(nd, input, f"max_pool{nd}d")
+    k, s, p, d = _pool_params(nd, kernel_size, stride, padding, dilation)
+    style = "2d" if nd > 1 else "as2d" if return_indices else "max1d"
+    sizes = _check_out(input, nd, k, s, p, d, ceil_mode, style)
+    tables = [_window_table(L, kk, ss, pp, dd, ceil_mode)
+              for L, kk, ss, pp, dd in zip(sizes, k, s, p, d)]
+    fn = _max_fn(_key(tables), sizes, bool(return_indices), "max")
+    out = _run(fn, (input,), f"MaxPool{nd}DWithIndicesBackward0")
+    return out if return_indices else out[0]
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    return _max_pool(1, input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    return _max_pool(2, input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    return _max_pool(3, input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """Mirrors `torch.nn.functional.max_pool1d`."""
+    return _max_pool(1, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """Mirrors `torch.nn.functional.max_pool2d`."""
+    return _max_pool(2, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """Mirrors `torch.nn.functional.max_pool3d`."""
+    return _max_pool(3, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+# ---- average pooling --------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=None)
+def _avg_fn(tables_key, div_flat, div_shape):
+    tables = [np.array(t, np.int32) for t in tables_key]
+    div = np.array(div_flat).reshape(div_shape)
+
+    def f(x):
+        w = _gather_windows(x, tables, 0)
+        s = jnp.sum(w, axis=-1)
+        if jnp.issubdtype(x.dtype, jnp.integer):
+            return (s // jnp.asarray(div, s.dtype)).astype(x.dtype)
+        return (s / jnp.asarray(div, s.dtype)).astype(x.dtype)
+
+    return jax.jit(f)
+
+
+def _avg_divisors(L, k, s, p, out, include_pad):
+    starts = np.arange(out) * s - p
+    ends = np.minimum(starts + k, L + p)
+    size = ends - starts
+    cs = np.maximum(starts, 0)
+    ce = np.minimum(ends, L)
+    return size if include_pad else (ce - cs)
+
+
+def _avg_pool(nd, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+              divisor_override):
+    _check_pool_rank(nd, input, f"avg_pool{nd}d")
+    k, s, p, d = _pool_params(nd, kernel_size, stride, padding, 1)
+    sizes = _check_out(input, nd, k, s, p, d, ceil_mode, "as2d" if nd == 1 else "2d")
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    tables = [_window_table(L, kk, ss, pp, 1, ceil_mode) for L, kk, ss, pp in zip(sizes, k, s, p)]
+    if divisor_override is not None:
+        div = np.full(tuple(t.shape[0] for t in tables), divisor_override, np.int64)
+    else:
+        div = np.ones((), np.int64)
+        for t, L, kk, ss, pp in zip(tables, sizes, k, s, p):
+            div = div[..., None] * _avg_divisors(L, kk, ss, pp, t.shape[0], count_include_pad)
+    fn = _avg_fn(_key(tables), tuple(div.reshape(-1).tolist()), div.shape)
+    return _run(fn, (input,), f"AvgPool{nd}DBackward0")[0]
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    """Mirrors `torch.nn.functional.avg_pool1d`."""
+    return _avg_pool(1, input, kernel_size, stride, padding, ceil_mode, count_include_pad, None)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """Mirrors `torch.nn.functional.avg_pool2d`."""
+    return _avg_pool(2, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                     divisor_override)
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """Mirrors `torch.nn.functional.avg_pool3d`."""
+    return _avg_pool(3, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                     divisor_override)
+
+
+# ---- adaptive pooling -------------------------------------------------------------------------
+
+def _adaptive_table(L, out, pad_with_start):
+    starts = (np.arange(out) * L) // out
+    ends = -((-(np.arange(out) + 1) * L) // out)
+    K = int((ends - starts).max()) if out > 0 else 1
+    pos = starts[:, None] + np.arange(K)[None, :]
+    fill = np.broadcast_to(starts[:, None], pos.shape) if pad_with_start else L
+    return np.where(pos < ends[:, None], pos, fill).astype(np.int32), ends - starts
+
+
+def _adaptive_sizes(nd, input, output_size, name, colon=""):
+    r = input.dim()
+    if nd == 1:
+        if r not in (2, 3):
+            raise RuntimeError(f"Expected 2 to 3 dimensions, but got {r}-dimensional tensor for "
+                               f"argument #1 'self' (while checking arguments for {name})")
+    elif r not in (nd + 1, nd + 2):
+        raise RuntimeError(f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got{colon} "
+                           f"{_sizes(input.shape)}")
+    if isinstance(output_size, (list, tuple)):
+        if len(output_size) != nd:
+            raise RuntimeError(f"{name}: output_size must be {nd}")
+        osz = output_size
+    else:
+        osz = (output_size,) * nd
+    sizes = tuple(input.shape[-nd:])
+    return sizes, tuple(L if o is None else int(o) for o, L in zip(osz, sizes))
+
+
+def _adaptive_avg(nd, input, output_size):
+    name = f"adaptive_avg_pool{nd}d"
+    sizes, outs = _adaptive_sizes(nd, input, output_size, name)
+    tables, div = [], np.ones((), np.int64)
+    for L, o in zip(sizes, outs):
+        t, lens = _adaptive_table(L, o, False)
+        tables.append(t)
+        div = div[..., None] * lens
+    fn = _adaptive_avg_fn(_key(tables), tuple(div.reshape(-1).tolist()), div.shape)
+    return _run(fn, (input,), f"AdaptiveAvgPool{nd}DBackward0")[0]
+
+
+@functools.lru_cache(maxsize=None)
+def _adaptive_avg_fn(tables_key, div_flat, div_shape):
+    tables = [np.array(t, np.int32) for t in tables_key]
+    div = np.array(div_flat).reshape(div_shape)
+
+    def f(x):
+        w = _gather_windows(x, tables, 0)
+        return (jnp.sum(w, axis=-1) / jnp.asarray(div, x.dtype)).astype(x.dtype)
+
+    return jax.jit(f)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """Mirrors `torch.nn.functional.adaptive_avg_pool1d`."""
+    return _adaptive_avg(1, input, output_size)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """Mirrors `torch.nn.functional.adaptive_avg_pool2d`."""
+    return _adaptive_avg(2, input, output_size)
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """Mirrors `torch.nn.functional.adaptive_avg_pool3d`."""
+    return _adaptive_avg(3, input, output_size)
+
+
+def _adaptive_max(nd, input, output_size, return_indices):
+    name = f"adaptive_max_pool{nd}d"
+    sizes, outs = _adaptive_sizes(nd, input, output_size, name, ":")
+    tables = [_adaptive_table(L, o, True)[0] for L, o in zip(sizes, outs)]
+    fn = _max_fn(_key(tables), sizes, bool(return_indices), "adaptive")
+    out = _run(fn, (input,), f"AdaptiveMaxPool{nd}DBackward0")
+    return out if return_indices else out[0]
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    return _adaptive_max(1, input, output_size, True)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    return _adaptive_max(2, input, output_size, True)
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    return _adaptive_max(3, input, output_size, True)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """Mirrors `torch.nn.functional.adaptive_max_pool1d`."""
+    return _adaptive_max(1, input, output_size, return_indices)
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """Mirrors `torch.nn.functional.adaptive_max_pool2d`."""
+    return _adaptive_max(2, input, output_size, return_indices)
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """Mirrors `torch.nn.functional.adaptive_max_pool3d`."""
+    return _adaptive_max(3, input, output_size, return_indices)
+
+
+# ---- max unpooling ----------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=None)
+def _unpool_fn(out_spatial, nd):
+    total = int(np.prod(out_spatial))
+
+    def f(x, idx):
+        lead = x.shape[:x.ndim - nd]
+        xf = x.reshape(lead + (-1,))
+        jf = idx.reshape(lead + (-1,))
+        z = jnp.zeros(lead + (total,), x.dtype)
+        lead_idx = jnp.indices(xf.shape)[:-1]
+        z = z.at[tuple(lead_idx) + (jf,)].set(xf, mode="drop")
+        return z.reshape(lead + out_spatial)
+
+    return jax.jit(f)
+
+
+def _max_unpool(nd, input, indices, kernel_size, stride, padding, output_size):
+    k, s, p, _ = _pool_params(nd, kernel_size, stride, padding, 1)
+    sizes = tuple(input.shape[-nd:])
+    default = [(L - 1) * ss - 2 * pp + kk for L, ss, pp, kk in zip(sizes, s, p, k)]
+    if output_size is None:
+        out = default
+    else:
+        out = list(output_size)
+        if len(out) == nd + 2:
+            out = out[2:]
+        elif len(out) == nd + 1:
+            out = out[1:]
+        if len(out) != nd:
+            raise ValueError(f"output_size should be a sequence containing {nd} or {nd + 2} "
+                             f"elements, but it has a length of '{len(list(output_size))}'")
+        for i in range(nd):
+            mn = default[i] - s[i]
+            mx = default[i] + s[i]
+            if not (mn < out[i] < mx):
+                raise ValueError(f'invalid output_size "{list(output_size)}" (dim {i} must be '
+                                 f'between {mn} and {mx})')
+    out = tuple(int(o) for o in out)
+    total = int(np.prod(out))
+    if indices.numel():
+        flat = np.asarray(indices._value()).reshape(-1)
+        badpos = np.nonzero((flat < 0) | (flat >= total))[0]
+        if badpos.size:
+            bad = int(flat[badpos[-1]])  # PyTorch reports the last one
+            raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size "
+                               f"{'x'.join(map(str, out))})")
+    fn = _unpool_fn(out, nd)
+    return _run(fn, (input, indices), f"MaxUnpool{nd}DBackward0")[0]
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Mirrors `torch.nn.functional.max_unpool1d`."""
+    return _max_unpool(1, input, indices, kernel_size, stride, padding, output_size)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Mirrors `torch.nn.functional.max_unpool2d`."""
+    return _max_unpool(2, input, indices, kernel_size, stride, padding, output_size)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Mirrors `torch.nn.functional.max_unpool3d`."""
+    return _max_unpool(3, input, indices, kernel_size, stride, padding, output_size)
+
+
+# ---- power-average pooling --------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=None)
+def _lp_fn(tables_key, div, norm_type, kprod):
+    tables = [np.array(t, np.int32) for t in tables_key]
+
+    def f(x):
+        w = _gather_windows(x ** norm_type, tables, 0)
+        out = (jnp.sum(w, axis=-1) / div).astype(x.dtype)
+        a = jnp.abs(out)
+        out = jnp.sign(out) * jnp.where(a > 0, a, 0)
+        return ((out * kprod) ** (1.0 / norm_type)).astype(x.dtype)
+
+    return jax.jit(f)
+
+
+def _lp_pool(nd, input, norm_type, kernel_size, stride, ceil_mode):
+    if isinstance(norm_type, (int, float)) and math.isinf(norm_type):
+        mp = (max_pool1d, max_pool2d, max_pool3d)[nd - 1]
+        if norm_type > 0:
+            return mp(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        return -mp(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    _check_pool_rank(nd, input, f"avg_pool{nd}d")
+    k, s, p, d = _pool_params(nd, kernel_size, stride, 0, 1)
+    sizes = _check_out(input, nd, k, s, p, d, ceil_mode, "as2d" if nd == 1 else "2d")
+    tables = [_window_table(L, kk, ss, 0, 1, ceil_mode) for L, kk, ss in zip(sizes, k, s)]
+    kprod = int(np.prod(k))
+    # the average pool's divisor with count_include_pad (no padding here: clipped at ceil_mode)
+    fn = _lp_fn(_key(tables), float(kprod), float(norm_type), kprod)
+    if ceil_mode:  # windows hanging off the end divide by their clipped size, as PyTorch's does
+        div = np.ones((), np.int64)
+        for t, L, kk, ss in zip(tables, sizes, k, s):
+            div = div[..., None] * _avg_divisors(L, kk, ss, 0, t.shape[0], True)
+        fn = _lp_fn_div(_key(tables), tuple(div.reshape(-1).tolist()), div.shape,
+                        float(norm_type), kprod)
+    return _run(fn, (input,), "PowBackward0")[0]
+
+
+@functools.lru_cache(maxsize=None)
+def _lp_fn_div(tables_key, div_flat, div_shape, norm_type, kprod):
+    tables = [np.array(t, np.int32) for t in tables_key]
+    div = np.array(div_flat, np.float64).reshape(div_shape)
+
+    def f(x):
+        w = _gather_windows(x ** norm_type, tables, 0)
+        out = (jnp.sum(w, axis=-1) / jnp.asarray(div, x.dtype)).astype(x.dtype)
+        a = jnp.abs(out)
+        out = jnp.sign(out) * jnp.where(a > 0, a, 0)
+        return ((out * kprod) ** (1.0 / norm_type)).astype(x.dtype)
+
+    return jax.jit(f)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """Mirrors `torch.nn.functional.lp_pool1d`."""
+    return _lp_pool(1, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """Mirrors `torch.nn.functional.lp_pool2d`."""
+    return _lp_pool(2, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """Mirrors `torch.nn.functional.lp_pool3d`."""
+    return _lp_pool(3, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+# ---- interpolation ----------------------------------------------------------------------------
+
+def _opmath(dtype_name):
+    return np.float64 if dtype_name == "float64" else np.float32
+
+
+def _nearest_table(L, out, scale, exact):
+    if out == L:
+        return np.arange(out)[:, None]
+    s = np.float32(1.0 / scale) if scale is not None and scale > 0 else \
+        np.float32(L) / np.float32(out)
+    o = np.arange(out, dtype=np.float32)
+    if exact:
+        src = np.floor((o + np.float32(0.5)) * s)
+    elif out == 2 * L and scale is None:
+        return (np.arange(out) >> 1)[:, None]
+    else:
+        src = np.floor(o * s)
+    return np.minimum(src.astype(np.int64), L - 1)[:, None]
+
+
+def _area_scale(L, out, align, scale, ft):
+    if align:
+        return ft(L - 1) / ft(out - 1) if out > 1 else ft(0)
+    if scale is not None and scale > 0:
+        return ft(1.0 / scale)
+    return ft(L) / ft(out)
+
+
+def _linear_table(L, out, align, scale, ft):
+    sc = _area_scale(L, out, align, scale, ft)
+    o = np.arange(out, dtype=ft)
+    if align:
+        src = sc * o
+    else:
+        src = sc * (o + ft(0.5)) - ft(0.5)
+        src = np.where(src < 0, ft(0), src).astype(ft)
+    i0 = np.minimum(np.floor(src).astype(np.int64), L - 1)
+    lam = np.clip(src - i0.astype(ft), 0, 1).astype(ft)
+    i1 = i0 + (i0 < L - 1)
+    return np.stack([i0, i1], 1), np.stack([ft(1) - lam, lam], 1).astype(ft)
+
+
+def _cubic_table(L, out, align, scale, ft):
+    sc = _area_scale(L, out, align, scale, ft)
+    o = np.arange(out, dtype=ft)
+    src = sc * o if align else sc * (o + ft(0.5)) - ft(0.5)
+    i = np.floor(src).astype(np.int64)
+    t = (src - i.astype(ft)).astype(ft)
+    A = ft(-0.75)
+
+    def c1(x):
+        return ((A + 2) * x - (A + 3)) * x * x + 1
+
+    def c2(x):
+        return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A
+
+    w = np.stack([c2(t + 1), c1(t), c1(1 - t), c2(2 - t)], 1).astype(ft)
+    idx = np.clip(i[:, None] + np.arange(-1, 3)[None, :], 0, L - 1)
+    return idx, w
+
+
+@functools.lru_cache(maxsize=None)
+def _interp_fn(mode, sizes, outs, align, scales, dtype_name):
+    nd = len(sizes)
+    ft = _opmath(dtype_name)
+    tabs = []
+    for L, o, sc in zip(sizes, outs, scales):
+        if mode in ("nearest", "nearest-exact"):
+            tabs.append((_nearest_table(L, o, sc, mode == "nearest-exact"), None))
+        elif mode == "bicubic":
+            tabs.append(_cubic_table(L, o, align, sc, ft))
+        else:
+            tabs.append(_linear_table(L, o, align, sc, ft))
+
+    def f(x):
+        lead = x.ndim - nd
+        y = x.astype(ft) if x.dtype != ft and tabs[0][1] is not None else x
+        for i, (idx, w) in enumerate(tabs):
+            ax = lead + i
+            g = jnp.take(y, jnp.asarray(idx.reshape(-1)), axis=ax)
+            g = g.reshape(g.shape[:ax] + idx.shape + g.shape[ax + 1:])
+            if w is None:
+                y = jnp.squeeze(g, ax + 1)
+            else:
+                shape = [1] * g.ndim
+                shape[ax] = w.shape[0]
+                shape[ax + 1] = w.shape[1]
+                y = jnp.sum(g * jnp.asarray(w).reshape(shape), axis=ax + 1)
+        return y.astype(x.dtype)
+
+    return jax.jit(f)
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Mirrors `torch.nn.functional.interpolate` (antialias not supported)."""
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: "
+                             "linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    dim = input.dim() - 2
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    elif size is not None:
+        scale_factors = None
+        if isinstance(size, (list, tuple)):
+            if len(size) != dim:
+                raise ValueError(
+                    "Input and output must have the same number of spatial dimensions, but got "
+                    f"input with spatial dimensions of {list(input.shape[2:])} and output size of "
+                    f"{size}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                    "output size in (o1, o2, ...,oK) format.")
+            if not all(isinstance(x, numbers.Integral) for x in size):
+                raise TypeError("expected size to be one of int or Tuple[int] or Tuple[int, int] "
+                                "or Tuple[int, int, int], but got size with types "
+                                f"{[type(x) for x in size]}")
+            output_size = list(size)
+        else:
+            output_size = [size for _ in range(dim)]
+    elif scale_factor is not None:
+        output_size = None
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != dim:
+                raise ValueError(
+                    "Input and scale_factor must have the same number of spatial dimensions, but "
+                    f"got input with spatial dimensions of {list(input.shape[2:])} and "
+                    f"scale_factor of shape {scale_factor}. Please provide input tensor in (N, C, "
+                    "d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) format.")
+            scale_factors = list(scale_factor)
+        else:
+            scale_factors = [scale_factor for _ in range(dim)]
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if mode == "area" and output_size is None:
+        recompute_scale_factor = True
+    if recompute_scale_factor:
+        output_size = [int(input.shape[i + 2] * scale_factors[i]) for i in range(dim)]
+        scale_factors = None
+    if antialias:
+        raise NotImplementedError("torchlike: interpolate(antialias=True) is not supported")
+    ok = {"nearest": (3, 4, 5), "nearest-exact": (3, 4, 5), "area": (3, 4, 5), "linear": (3,),
+          "bilinear": (4,), "trilinear": (5,), "bicubic": (4,)}
+    r = input.dim()
+    if mode not in ok or r not in ok[mode]:
+        need = {"linear": 3, "bilinear": 4, "trilinear": 5}
+        if mode in need and r in (3, 4, 5):
+            raise NotImplementedError(f"Got {r}D input, but {mode} mode needs {need[mode]}D input")
+        raise NotImplementedError(
+            "Input Error: Only 3D, 4D and 5D input Tensors supported"
+            f" (got {r}D) for the modes: nearest | linear | bilinear | bicubic | trilinear | "
+            f"lanczos | area | nearest-exact (got {mode})")
+    if mode == "area":
+        return _adaptive_avg(dim, input, output_size)
+    sizes = tuple(input.shape[2:])
+    if output_size is None:
+        output_size = [int(L * s) for L, s in zip(sizes, scale_factors)]
+    outs = tuple(int(o) for o in output_size)
+    if any(o <= 0 for o in outs):
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
+                           f"({', '.join(f'{n}: {L}' for n, L in zip('DHW'[-dim:], sizes))}) "
+                           f"output ({', '.join(f'{n}: {o}' for n, o in zip('DHW'[-dim:], outs))})")
+    scales = tuple(None if scale_factors is None else float(s) for s in
+                   (scale_factors or [None] * dim))
+    fn = _interp_fn(mode, sizes, outs, bool(align_corners), scales,
+                    input.dtype.np.name if hasattr(input.dtype, "np") else "float32")
+    names = {"nearest": "UpsampleNearest", "nearest-exact": "UpsampleNearestExact",
+             "linear": "UpsampleLinear", "bilinear": "UpsampleBilinear",
+             "trilinear": "UpsampleTrilinear", "bicubic": "UpsampleBicubic"}
+    return _run(fn, (input,), f"{names[mode]}{dim}DBackward0")[0]
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """Mirrors `torch.nn.functional.upsample` (deprecated alias of interpolate)."""
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    """Mirrors `torch.nn.functional.upsample_nearest`."""
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    """Mirrors `torch.nn.functional.upsample_bilinear`."""
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+# ---- fold / unfold ----------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=None)
+def _unfold_fn(tables_key, unbatched):
+    tables = [np.array(t, np.int32) for t in tables_key]
+
+    def f(x):
+        if unbatched:
+            x = x[None]
+        w = _gather_windows(x, tables, 0)  # (N, C, oh, ow, kh*kw)
+        n, c = w.shape[:2]
+        L = w.shape[2] * w.shape[3]
+        w = w.reshape(n, c, L, -1).transpose(0, 1, 3, 2).reshape(n, -1, L)
+        return w[0] if unbatched else w
+
+    return jax.jit(f)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """Mirrors `torch.nn.functional.unfold` (im2col)."""
+    if input.dim() not in (3, 4):
+        if input.dim() < 3:
+            r = max(input.dim(), 1)
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-r}, "
+                             f"{r - 1}], but got {input.dim()})")
+        raise RuntimeError(f"Input Error: Only 3D or 4D input Tensors are supported (got "
+                           f"{input.dim()}D)")
+    k, s, p, d = _pool_params(2, kernel_size, stride, padding, dilation)
+    sizes = tuple(input.shape[-2:])
+    outs = [(L + 2 * pp - dd * (kk - 1) - 1) // ss + 1 for L, kk, ss, pp, dd in
+            zip(sizes, k, s, p, d)]
+    if any(o < 1 for o in outs):
+        raise RuntimeError(
+            f"Given input with spatial size ({sizes[0]}, {sizes[1]}), kernel_size=({k[0]}, "
+            f"{k[1]}), dilation=({d[0]}, {d[1]}), padding=({p[0]}, {p[1]}), calculated shape of "
+            f"the array of sliding blocks as ({outs[0]}, {outs[1]}), but its components must be "
+            f"at least one.")
+    tables = [_window_table(L, kk, ss, pp, dd, False) for L, kk, ss, pp, dd in
+              zip(sizes, k, s, p, d)]
+    fn = _unfold_fn(_key(tables), input.dim() == 3)
+    return _run(fn, (input,), "Im2ColBackward0")[0]
+
+
+@functools.lru_cache(maxsize=None)
+def _fold_fn(out_size, k, s, p, d, unbatched):
+    tables = [_window_table(L, kk, ss, pp, dd, False) for L, kk, ss, pp, dd in
+              zip(out_size, k, s, p, d)]
+    oh, ow = tables[0].shape[0], tables[1].shape[0]
+    ih = np.broadcast_to(tables[0].T[:, None, :, None], (k[0], k[1], oh, ow))
+    iw = np.broadcast_to(tables[1].T[None, :, None, :], (k[0], k[1], oh, ow))
+
+    def f(x):
+        if unbatched:
+            x = x[None]
+        n = x.shape[0]
+        c = x.shape[1] // (k[0] * k[1])
+        v = x.reshape(n, c, k[0], k[1], oh, ow)
+        z = jnp.zeros((n, c, out_size[0] + 1, out_size[1] + 1), x.dtype)
+        z = z.at[:, :, jnp.asarray(ih), jnp.asarray(iw)].add(v)
+        z = z[:, :, :out_size[0], :out_size[1]]
+        return z[0] if unbatched else z
+
+    return jax.jit(f)
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """Mirrors `torch.nn.functional.fold` (col2im)."""
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are "
+                           f"supported (got {input.dim()}D)")
+    out = _ntuple(output_size, 2)
+    k, s, p, d = _pool_params(2, kernel_size, stride, padding, dilation)
+    c = input.shape[-2]
+    kp = k[0] * k[1]
+    if c % kp != 0:
+        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product "
+                           f"of kernel_size, but got input.size(1)={c} and kernel_size=({k[0]}, "
+                           f"{k[1]}).")
+    blocks = [(o + 2 * pp - dd * (kk - 1) - 1) // ss + 1 for o, kk, ss, pp, dd in
+              zip(out, k, s, p, d)]
+    L = input.shape[-1]
+    if blocks[0] * blocks[1] != L:
+        raise RuntimeError(
+            f"Given output_size=({out[0]}, {out[1]}), kernel_size=({k[0]}, {k[1]}), "
+            f"dilation=({d[0]}, {d[1]}), padding=({p[0]}, {p[1]}), stride=({s[0]}, {s[1]}), "
+            f"expected size of input's dimension 2 to match the calculated number of sliding "
+            f"blocks {blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but got "
+            f"input.size(2)={L}.")
+    fn = _fold_fn(out, k, s, p, d, input.dim() == 2)
+    return _run(fn, (input,), "Col2ImBackward0")[0]
+
+
+# ---- shuffles ---------------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=None)
+def _pixel_shuffle_fn(r, down):
+    def f(x):
+        lead = x.shape[:-3]
+        c, h, w = x.shape[-3:]
+        nl = len(lead)
+        if not down:
+            oc = c // (r * r)
+            y = x.reshape(lead + (oc, r, r, h, w))
+            y = y.transpose(tuple(range(nl)) + tuple(nl + i for i in (0, 3, 1, 4, 2)))
+            return y.reshape(lead + (oc, h * r, w * r))
+        y = x.reshape(lead + (c, h // r, r, w // r, r))
+        y = y.transpose(tuple(range(nl)) + tuple(nl + i for i in (0, 2, 4, 1, 3)))
+        return y.reshape(lead + (c * r * r, h // r, w // r))
+
+    return jax.jit(f)
+
+
+def pixel_shuffle(input, upscale_factor):
+    """Mirrors `torch.nn.functional.pixel_shuffle`."""
+    r = int(upscale_factor)
+    if input.dim() < 3:
+        raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got "
+                           f"input with {input.dim()} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    c = input.shape[-3]
+    if c % (r * r) != 0:
+        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be "
+                           f"divisible by the square of upscale_factor, but input.size(-3)={c} "
+                           f"is not divisible by {r * r}")
+    return _run(_pixel_shuffle_fn(r, False), (input,), "PixelShuffleBackward0")[0]
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """Mirrors `torch.nn.functional.pixel_unshuffle`."""
+    r = int(downscale_factor)
+    if input.dim() < 3:
+        raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but "
+                           f"got input with {input.dim()} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    h, w = input.shape[-2:]
+    if h % r != 0:
+        raise RuntimeError(f"pixel_unshuffle expects height to be divisible by downscale_factor, "
+                           f"but input.size(-2)={h} is not divisible by {r}")
+    if w % r != 0:
+        raise RuntimeError(f"pixel_unshuffle expects width to be divisible by downscale_factor, "
+                           f"but input.size(-1)={w} is not divisible by {r}")
+    return _run(_pixel_shuffle_fn(r, True), (input,), "PixelUnshuffleBackward0")[0]
+
+
+@functools.lru_cache(maxsize=None)
+def _channel_shuffle_fn(g):
+    def f(x):
+        n, c = x.shape[:2]
+        rest = x.shape[2:]
+        y = x.reshape((n, g, c // g) + rest).swapaxes(1, 2)
+        return y.reshape(x.shape)
+
+    return jax.jit(f)
+
+
+def channel_shuffle(input, groups):
+    """Mirrors `torch.nn.functional.channel_shuffle`."""
+    g = int(groups)
+    if input.dim() <= 2:
+        raise RuntimeError(f"channel_shuffle expects input to have at least 3 dimensions, but "
+                           f"got input with {input.dim()} dimension(s)")
+    if g <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of "
+                           f"groups:{g}")
+    c = input.shape[1]
+    if c % g != 0:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels "
+                           f"and {g} groups.")
+    return _run(_channel_shuffle_fn(g), (input,), "CloneBackward0")[0]
+
+
+native_channel_shuffle = channel_shuffle
+
+
+# ---- affine_grid ------------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=None)
+def _affine_grid_fn(size, align_corners, dtype_name):
+    spatial = size[2:]
+    nd = len(spatial)
+
+    def lin(n):
+        if n <= 1:
+            return np.zeros((n,), np.float64)
+        v = np.linspace(-1.0, 1.0, n)
+        return v if align_corners else v * (n - 1) / n
+
+    # base grid (..., nd + 1) with coordinates ordered x, y(, z) = last dim first
+    axes = [lin(n) for n in spatial]
+    mesh = np.meshgrid(*axes, indexing="ij")
+    coords = [mesh[i] for i in reversed(range(nd))] + [np.ones(spatial)]
+    base = np.stack(coords, -1).astype(dtype_name)
+
+    def f(theta):
+        b = jnp.asarray(base, theta.dtype).reshape(-1, nd + 1)
+        g = jnp.einsum("pk,njk->npj", b, theta, precision=_HIGHEST)
+        return g.reshape((size[0],) + tuple(spatial) + (nd,))
+
+    return jax.jit(f)
+
+
+def affine_grid(theta, size, align_corners=None):
+    """Mirrors `torch.nn.functional.affine_grid`."""
+    if align_corners is None:
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    size_arg = size
+    size = tuple(int(s) for s in size)
+    if len(size) == 4:
+        if theta.dim() != 3 or theta.shape[-2] != 2 or theta.shape[-1] != 3:
+            raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size "
+                             f"{size_arg}. Got {theta.shape}.")
+    elif len(size) == 5:
+        if theta.dim() != 3 or theta.shape[-2] != 3 or theta.shape[-1] != 4:
+            raise ValueError(f"Expected a batch of 3D affine matrices of shape Nx3x4 for size "
+                             f"{size_arg}. Got {theta.shape}.")
+    else:
+        raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D "
+                                  f"affine transforms, respectively. Got size {size_arg}.")
+    if min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size_arg}")
+    fn = _affine_grid_fn(size, bool(align_corners), theta.dtype.np.name)
+    return _run(fn, (theta,), "AffineGridGeneratorBackward0")[0]
