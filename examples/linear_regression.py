@@ -1,4 +1,5 @@
-"""A plain PyTorch-style script: fit y = 3x - 2 + noise by gradient descent with in-place updates.
+"""A plain PyTorch-style training script: fit a small MLP to y = sin(3x) with autograd,
+nn.Linear/nn.Tanh, nn.MSELoss and a hand-written SGD-with-momentum step under no_grad.
 
 Runs unchanged with `import torch`; here it imports torchlike under that name.
 """
@@ -6,24 +7,26 @@ try:
     import torchlike as torch
 except ImportError:  # the same script under real PyTorch
     import torch
+nn = torch.nn
 
-torch.manual_seed(0) if hasattr(torch, "manual_seed") else None
+torch.manual_seed(0)
 x = torch.linspace(-1, 1, 256).unsqueeze(1)
-noise = torch.linspace(0, 1, 256).unsqueeze(1).sin() * 0.1
-y = 3 * x - 2 + noise
+y = (3 * x).sin()
 
-w = torch.zeros(1, 1)
-b = torch.zeros(1)
-lr = 0.5
-for step in range(200):
-    pred = x.mm(w) + b
-    err = pred - y
-    loss = (err * err).mean()
-    # analytic gradients of the mean squared error
-    grad_w = 2 * x.t().mm(err) / x.shape[0]
-    grad_b = 2 * err.mean(0)
-    w.sub_(lr * grad_w)
-    b.sub_(lr * grad_b)
-    if step % 50 == 0 or step == 199:
+model = nn.Sequential(nn.Linear(1, 32), nn.Tanh(), nn.Linear(32, 1))
+criterion = nn.MSELoss()
+velocity = [torch.zeros_like(p) for p in model.parameters()]
+lr, momentum = 0.1, 0.9
+
+print(model)
+for step in range(300):
+    loss = criterion(model(x), y)
+    model.zero_grad()
+    loss.backward()
+    with torch.no_grad():
+        for p, v in zip(model.parameters(), velocity):
+            v.mul_(momentum).add_(p.grad)
+            p.sub_(v, alpha=lr)
+    if step % 50 == 0 or step == 299:
         print(f"step {step:3d}  loss {loss.item():.6f}")
-print(f"w = {w.item():.4f}, b = {b.item():.4f}")
+print(f"final loss {criterion(model(x), y).item():.6f}")
