@@ -250,8 +250,19 @@ def node_name(op):
     return n
 
 
+# In-place variants PyTorch names with a different overload (they save the result instead)
+_INPLACE_NAMES = {
+    "_nn_elu": lambda args: "CeluBackward1" if args[3] != 1.0 else "EluBackward1",
+    "_nn_leaky_relu": lambda args: "LeakyReluBackward1",
+    "_nn_threshold": lambda args: "ThresholdBackward1",
+}
+
+
 def static_name(op, row=None, args=None):
     """The node name as a string (for paths that don't lay out edges, e.g. in-place ops)."""
+    rule = _INPLACE_NAMES.get(op)
+    if rule is not None and args is not None:
+        return rule(args)
     n = node_name(op)
     if type(n) is str:
         return n
