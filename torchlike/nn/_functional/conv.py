@@ -8,8 +8,10 @@ when the function is built): max pooling takes the first maximum of each window 
 order, so its gradient goes to exactly the element PyTorch's recorded index points at (ties
 included); average pooling divides by PyTorch's divisor table."""
 import functools
+import itertools
 import math
 import numbers
+import warnings
 
 import jax
 import jax.numpy as jnp
@@ -29,7 +31,7 @@ __all__ = [
     "adaptive_max_pool3d_with_indices", "max_unpool1d", "max_unpool2d", "max_unpool3d",
     "lp_pool1d", "lp_pool2d", "lp_pool3d", "interpolate", "upsample", "upsample_nearest",
     "upsample_bilinear", "unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
-    "native_channel_shuffle", "affine_grid",
+    "native_channel_shuffle", "affine_grid", "grid_sample",
 ]
 
 _HIGHEST = lax.Precision.HIGHEST
@@ -1149,3 +1151,218 @@ def affine_grid(theta, size, align_corners=None):
         raise ValueError(f"Expected non-zero, positive output size. Got {size_arg}")
     fn = _affine_grid_fn(size, bool(align_corners), theta.dtype.np.name)
     return _run(fn, (theta,), "AffineGridGeneratorBackward0")[0]
+
+
+# ---- grid_sample ------------------------------------------------------------------------------
+# Mirrors ATen's GridSampler (CPU): 2-D follows the vectorised kernel's formulas, 3-D the scalar
+# one. Coordinates are computed in the op-math dtype; padding is applied per coordinate with
+# `where`-based clip/reflect so that the JAX gradient equals ATen's *_set_grad rules (slope 0 at
+# the clip limits, +-1 inside reflections); floor/round have zero gradient, so `nearest` gives a
+# zero grid gradient and bicubic's taps carry no coordinate gradient (as in ATen).
+
+_GS_INT_HI = 2147483646.0  # INT_MAX - 1
+_GS_INT_LO = -2147483648.0
+
+
+def _gs_unnormalize(c, size, align, vectorised):
+    if vectorised:
+        if align:
+            return (c + 1) * ((size - 1) / 2)
+        return (c + 1) * (size / 2) - 0.5
+    if align:
+        return ((c + 1) / 2) * (size - 1)
+    return ((c + 1) * size - 1) / 2
+
+
+def _gs_clip(c, size):
+    hi = size - 1
+    return jnp.where(c <= 0, jnp.zeros_like(c), jnp.where(c >= hi, jnp.full_like(c, hi), c))
+
+
+def _gs_reflect(c, twice_low, twice_high):
+    if twice_low == twice_high:
+        return jnp.zeros_like(c)
+    mn = twice_low / 2
+    span = (twice_high - twice_low) / 2
+    c = c - mn
+    c = jnp.where(c < 0, -c, c)
+    extra = jnp.fmod(c, span)
+    flips = jnp.floor(c / span)
+    even = jnp.fmod(flips, 2) == 0
+    return jnp.where(even, extra + mn, span - extra + mn)
+
+
+def _gs_reflect_vec(c, size, align):
+    """The vectorised 2-D CPU kernel's reflection (trunc-based double flips)."""
+    twice_span = 2 * (size - 1) if align else 2 * size
+    if twice_span == 0:
+        return jnp.zeros_like(c)
+    x = c if align else c + 0.5
+    a = jnp.where(x < 0, -x, x)
+    extra = a - jnp.trunc(a / twice_span) * twice_span
+    refl = twice_span - extra
+    out = jnp.where(extra > refl, refl, extra)
+    return out if align else out - 0.5
+
+
+def _gs_pad(c, size, padding_mode, align, vec=False):
+    if padding_mode == "border":
+        c = _gs_clip(c, size)
+    elif padding_mode == "reflection":
+        if vec:
+            c = _gs_reflect_vec(c, size, align)
+        else:
+            c = _gs_reflect(c, 0, 2 * (size - 1)) if align else _gs_reflect(c, -1, 2 * size - 1)
+        c = _gs_clip(c, size)
+    # safe_downgrade_to_int_range: NaN/inf/huge coordinates become -100 (out of bounds)
+    ok = jnp.isfinite(c) & (c <= _GS_INT_HI) & (c >= _GS_INT_LO)
+    return jnp.where(ok, c, jnp.full_like(c, -100.0))
+
+
+def _gs_gather(xf, idx, sizes, out_shape):
+    """xf (N, C, P); idx: per-dim float, integer-valued coordinates of shape `out_shape` (which
+    starts with N) -> (N, C, *out_shape[1:]), with out-of-bounds taps reading 0."""
+    valid = None
+    flat = None
+    for fi, L in zip(idx, sizes):
+        v = (fi >= 0) & (fi <= L - 1)
+        valid = v if valid is None else valid & v
+        ii = jnp.clip(jnp.where(v, fi, jnp.zeros_like(fi)), 0, L - 1).astype(jnp.int32)
+        flat = ii if flat is None else flat * L + ii
+    n = xf.shape[0]
+    q = int(np.prod(out_shape[1:], dtype=np.int64))
+    g = jax.vmap(lambda a, i: jnp.take(a, i, axis=1))(xf, flat.reshape(n, q))
+    g = g.reshape((n, xf.shape[1]) + tuple(out_shape[1:]))
+    return jnp.where(valid[:, None], g, jnp.zeros_like(g))
+
+
+def _gs_sum(v, axis):
+    """Sum over `axis` strictly left to right (ATen's accumulation order)."""
+    out = None
+    for i in range(v.shape[axis]):
+        t = lax.index_in_dim(v, i, axis, keepdims=False)
+        out = t if out is None else out + t
+    return out
+
+
+def _gs_cubic_coeffs(t):
+    A = -0.75
+
+    def c1(x):
+        return ((A + 2) * x - (A + 3)) * x * x + 1
+
+    def c2(x):
+        return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A
+
+    return [c2(t + 1), c1(t), c1(1 - t), c2(2 - t)]
+
+
+@functools.lru_cache(maxsize=None)
+def _grid_sample_fn(nd, mode, padding_mode, align, dtype_name):
+    ft = jnp.dtype(dtype_name)  # ATen computes in scalar_t (Half/BFloat16 included)
+    vec = nd == 2
+
+    def f(x, grid):
+        sizes = tuple(int(s) for s in x.shape[2:])
+        n, c = x.shape[:2]
+        xf = x.astype(ft).reshape(n, c, int(np.prod(sizes, dtype=np.int64)))
+        g = grid.astype(ft)
+        # grid's last dim is ordered (x, y[, z]) = (W, H[, D]); coords[d] follows x's dims.
+        # All taps are gathered at once along a tap axis inserted after N.
+        raw = [g[..., nd - 1 - d][:, None] for d in range(nd)]
+        if mode == "bicubic":
+            cs = [_gs_unnormalize(r, L, align, vec) for r, L in zip(raw, sizes)]
+            fl = [jnp.floor(cc) for cc in cs]
+            wy, wx = [jnp.stack(_gs_cubic_coeffs(cc - f0), 1)[:, :, 0]
+                      for cc, f0 in zip(cs, fl)]  # (N, 4, *O)
+            k = jnp.arange(-1, 3, dtype=ft).reshape((1, 4) + (1,) * (g.ndim - 2))
+            ty = _gs_pad(fl[0] + k, sizes[0], padding_mode, align, vec)[:, :, None]  # (N,4,1,*O)
+            tx = _gs_pad(fl[1] + k, sizes[1], padding_mode, align, vec)[:, None, :]  # (N,1,4,*O)
+            shp = jnp.broadcast_shapes(ty.shape, tx.shape)
+            v = _gs_gather(xf, (jnp.broadcast_to(ty, shp), jnp.broadcast_to(tx, shp)), sizes,
+                           shp)  # (N, C, 4, 4, *O)
+            rows = _gs_sum(wx[:, None, None] * v, 3)  # (N, C, 4, *O), ATen's left-to-right sums
+            out = _gs_sum(wy[:, None] * rows, 2)
+        else:
+            cs = [_gs_pad(_gs_unnormalize(r, L, align, vec), L, padding_mode, align, vec)
+                  for r, L in zip(raw, sizes)]
+            if mode == "nearest":
+                out = _gs_gather(xf, [jnp.round(cc) for cc in cs], sizes, cs[0].shape)[:, :, 0]
+            else:
+                fl = [jnp.floor(cc) for cc in cs]
+                hi = [cc - f0 for cc, f0 in zip(cs, fl)]
+                lo = [1 - h for h in hi] if vec else [(f0 + 1) - cc for cc, f0 in zip(cs, fl)]
+                idx = [[] for _ in range(nd)]
+                ws = []
+                for corner in itertools.product((0, 1), repeat=nd):
+                    # 2-D: nw = s * e (y factor first); 3-D: tnw = (ix_bse - ix) * (iy..) * (iz..)
+                    w = None
+                    for d in (range(nd) if vec else reversed(range(nd))):
+                        wd = hi[d] if corner[d] else lo[d]
+                        w = wd if w is None else w * wd
+                    ws.append(w)
+                    for d in range(nd):
+                        idx[d].append(fl[d] + corner[d])
+                idx = [jnp.concatenate(i, 1) for i in idx]  # (N, 2**nd, *O)
+                v = _gs_gather(xf, idx, sizes, idx[0].shape)  # (N, C, 2**nd, *O)
+                out = _gs_sum(v * jnp.concatenate(ws, 1)[:, None], 2)
+        return out.astype(x.dtype)
+
+    return jax.jit(f)
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """Mirrors `torch.nn.functional.grid_sample` (4-D and 5-D inputs)."""
+    if mode != "bilinear" and mode != "nearest" and mode != "bicubic":
+        raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', "
+                         f"'nearest' or 'bicubic', but got: '{mode}'")
+    if padding_mode != "zeros" and padding_mode != "border" and padding_mode != "reflection":
+        raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
+                         f"'border', or 'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        warnings.warn(
+            "Default grid_sample and affine_grid behavior has changed to align_corners=False "
+            "since 1.3.0. Please specify align_corners=True if the old behavior is desired. "
+            "See the documentation of grid_sample for details.", stacklevel=2)
+        align_corners = False
+    if not isinstance(align_corners, (bool, np.bool_)):
+        raise TypeError(f"grid_sampler(): argument 'align_corners' (position 5) must be bool, "
+                        f"not {type(align_corners).__name__}")
+    isz, gsz = tuple(input.shape), tuple(grid.shape)
+    if input.dim() == 0 or grid.dim() == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    if isz[0] != gsz[0]:
+        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, "
+                           f"but got input with sizes {_sizes(isz)} and grid with sizes "
+                           f"{_sizes(gsz)}")
+    if gsz[-1] != input.dim() - 2:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {input.dim() - 2} in "
+                           f"last dimension, but got grid with sizes {_sizes(gsz)}")
+    for i in range(2, input.dim()):
+        if isz[i] <= 0:
+            raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial "
+                               f"dimensions, but input has sizes {_sizes(isz)} with dimension "
+                               f"{i} being empty")
+    if input.dim() == 4:
+        if grid.dim() != 4:
+            raise RuntimeError(f"grid_sampler(): expected 4D input and grid with same number of "
+                               f"dimensions, but got input with sizes {_sizes(isz)} and grid "
+                               f"with sizes {_sizes(gsz)}")
+        kernel = "grid_sampler_2d_cpu_kernel_impl"
+    else:
+        if input.dim() != 5 or grid.dim() != 5:
+            raise RuntimeError(f"grid_sampler(): expected 5D input and grid with same number of "
+                               f"dimensions, but got input with sizes {_sizes(isz)} and grid "
+                               f"with sizes {_sizes(gsz)}")
+        if mode == "bicubic":
+            raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+        kernel = "grid_sampler3d_cpu"
+    dn = str(input.dtype).replace("torch.", "")
+    if dn not in ("float32", "float64", "float16", "bfloat16"):
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_scalar_type(input)}\'')
+    if str(grid.dtype) != str(input.dtype):
+        raise RuntimeError(f"expected scalar type {_scalar_type(input)} but found "
+                           f"{_scalar_type(grid)}")
+    nd = input.dim() - 2
+    fn = _grid_sample_fn(nd, mode, padding_mode, bool(align_corners), dn)
+    return _run(fn, (input, grid), f"GridSampler{nd}DBackward0")[0]
