@@ -58,6 +58,9 @@ from ._core.printing import get_printoptions, set_printoptions  # noqa: E402
 from . import cuda, linalg  # noqa: E402,F401
 from . import autograd  # noqa: E402,F401
 from . import nn  # noqa: E402,F401
+from .nn import _toplevel as _nn_toplevel  # noqa: E402
+
+_nn_toplevel.publish(globals())
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402,F401
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
 from ._ops.creation import LEGACY_TYPES as _LEGACY  # noqa: E402
