@@ -178,3 +178,140 @@ def test_seed004_legacy_types():
         return (x.shape, x.dtype, y.shape, isinstance(x, torch.FloatTensor),
                 isinstance(x, torch.LongTensor), x.type(), x.get_device(), x.is_cuda)
     check(f)
+
+
+# ---- nn and autograd snippets of the seeds ----------------------------------------------------
+
+def _linear_function(torch):
+    class LinearFunction(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, input, weight, bias=None):
+            ctx.save_for_backward(input, weight, bias)
+            output = input.mm(weight.t())
+            if bias is not None:
+                output += bias.unsqueeze(0).expand_as(output)
+            return output
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            input, weight, bias = ctx.saved_tensors
+            grad_input = grad_weight = grad_bias = None
+            if ctx.needs_input_grad[0]:
+                grad_input = grad_output.mm(weight)
+            if ctx.needs_input_grad[1]:
+                grad_weight = grad_output.t().mm(input)
+            if bias is not None and ctx.needs_input_grad[2]:
+                grad_bias = grad_output.sum(0).squeeze(0)
+            return grad_input, grad_weight, grad_bias
+    return LinearFunction
+
+
+def test_seed004_custom_linear_module_verbatim():
+    def f(torch):
+        nn = torch.nn
+        LinearFunction = _linear_function(torch)
+
+        class Linear(nn.Module):
+            def __init__(self, input_features, output_features, bias=True):
+                super(Linear, self).__init__()
+                self.input_features = input_features
+                self.output_features = output_features
+                self.weight = nn.Parameter(torch.Tensor(output_features, input_features))
+                if bias:
+                    self.bias = nn.Parameter(torch.Tensor(output_features))
+                else:
+                    self.register_parameter('bias', None)
+                self.weight.data.uniform_(-0.1, 0.1)
+                if bias is not None:
+                    self.bias.data.uniform_(-0.1, 0.1)
+
+            def forward(self, input):
+                return LinearFunction.apply(input, self.weight, self.bias)
+
+        m = Linear(3, 2)
+        with torch.no_grad():  # deterministic weights (random draws differ between libraries)
+            m.weight.copy_(torch.arange(6.).view(2, 3) / 10)
+            m.bias.copy_(torch.tensor([0.5, -0.5]))
+        x = torch.arange(12.).view(4, 3).requires_grad_()
+        y = m(x)
+        y.sum().backward()
+        names = [n for n, _ in m.named_parameters()]
+        b_none = Linear(3, 2, bias=False)
+        return y, x.grad, m.weight.grad, m.bias.grad, names, b_none.bias, repr(m)
+    check(f)
+
+
+def test_seed002_hooks_on_named_parameters_and_manual_sgd():
+    def f(torch):
+        nn = torch.nn
+        model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
+        with torch.no_grad():
+            for i, p in enumerate(model.parameters()):
+                p.copy_(torch.linspace(-0.5, 0.5, p.numel()).view(p.shape) * (i + 1))
+        seen = []
+        handles = []
+        for name, param in model.named_parameters():
+            if param.requires_grad:
+                def b_h(grad, name=name):
+                    seen.append((name, round(float(grad.sum()), 5)))
+                handles.append(param.register_hook(b_h))
+        feature = torch.arange(6.).view(2, 3)
+        label = torch.tensor([[1.0], [2.0]])
+        lr = 0.01
+        for _ in range(3):
+            predict = model(feature)
+            loss = torch.sum(predict - label, dim=0)
+            loss.backward()
+            with torch.no_grad():
+                for p in model.parameters():
+                    p.sub_(p.grad * lr)
+                    p.grad.zero_()
+        for h in handles:
+            h.remove()
+        return seen, [p.detach() for p in model.parameters()], model.state_dict()[
+            '0.weight'].requires_grad
+    check(f)
+
+
+def test_seed003_weights_init_via_apply():
+    def f(torch):
+        nn = torch.nn
+
+        def weights_init(init_type='gaussian'):
+            def init_fun(m):
+                classname = m.__class__.__name__
+                if (classname.find('Conv') == 0 or classname.find('Linear') == 0) and \
+                        hasattr(m, 'weight'):
+                    if init_type == 'default':
+                        pass
+                    if hasattr(m, 'bias') and m.bias is not None:
+                        nn.init.constant_(m.bias, 0.0)
+            return init_fun
+        net = nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU(), nn.Flatten(), nn.Linear(4, 2))
+        net.apply(weights_init('default'))
+        return [m.bias.detach() for m in net if hasattr(m, 'bias')], repr(net)
+    check(f)
+
+
+def test_seed002_retain_graph_two_losses():
+    def f(torch):
+        nn = torch.nn
+        shared = nn.Linear(3, 3)
+        with torch.no_grad():
+            shared.weight.copy_(torch.eye(3) * 0.5)
+            shared.bias.zero_()
+        x = torch.arange(6.).view(2, 3)
+        h = shared(x)
+        d_loss = h.pow(2).mean()
+        g_loss = (h * 3).sum()
+        d_loss.backward(retain_graph=True)
+        gw = shared.weight.grad.clone()
+        shared.zero_grad()
+        g_loss.backward()
+        try:
+            d_loss.backward()
+            err = None
+        except RuntimeError as e:
+            err = str(e)
+        return gw, shared.weight.grad, err
+    check(f)
