@@ -3,6 +3,7 @@ torchlike and compared: printed values, shapes, errors, storage sharing."""
 import numpy as np
 
 from harness import check, same_repr
+from test_autograd_function import make_linear
 
 
 def test_seed000_size_and_views():
@@ -182,34 +183,10 @@ def test_seed004_legacy_types():
 
 # ---- nn and autograd snippets of the seeds ----------------------------------------------------
 
-def _linear_function(torch):
-    class LinearFunction(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, input, weight, bias=None):
-            ctx.save_for_backward(input, weight, bias)
-            output = input.mm(weight.t())
-            if bias is not None:
-                output += bias.unsqueeze(0).expand_as(output)
-            return output
-
-        @staticmethod
-        def backward(ctx, grad_output):
-            input, weight, bias = ctx.saved_tensors
-            grad_input = grad_weight = grad_bias = None
-            if ctx.needs_input_grad[0]:
-                grad_input = grad_output.mm(weight)
-            if ctx.needs_input_grad[1]:
-                grad_weight = grad_output.t().mm(input)
-            if bias is not None and ctx.needs_input_grad[2]:
-                grad_bias = grad_output.sum(0).squeeze(0)
-            return grad_input, grad_weight, grad_bias
-    return LinearFunction
-
-
 def test_seed004_custom_linear_module_verbatim():
     def f(torch):
         nn = torch.nn
-        LinearFunction = _linear_function(torch)
+        LinearFunction = make_linear(torch)  # the seed's LinearFunction, verbatim
 
         class Linear(nn.Module):
             def __init__(self, input_features, output_features, bias=True):
