@@ -25,10 +25,10 @@ class Tensor:
     # ---- construction (internal) -------------------------------------------------------------
 
     def __new__(cls, *args, **kwargs):
-        if cls is Tensor or not _is_internal(kwargs):
-            from .._ops.creation import legacy_constructor
-            return legacy_constructor(cls, args, kwargs)
-        return object.__new__(cls)
+        """`torch.Tensor(2, 3)` / `torch.Tensor([1, 2])`: PyTorch's legacy constructor (tensors
+        made internally bypass this with `object.__new__`)."""
+        from .._ops.creation import legacy_constructor
+        return legacy_constructor(cls, args, kwargs)
 
     def __init__(self, *args, **kwargs):
         pass
@@ -349,10 +349,6 @@ class Tensor:
         t = object.__new__(cls)
         _copy_fields(t, self)
         return t
-
-
-def _is_internal(kwargs):
-    return kwargs.get("_internal", False)
 
 
 def _wrap_dim(dim, ndim):
