@@ -1,5 +1,6 @@
 """Mirrors `torch.nn`."""
-from .parameter import Buffer, Parameter, UninitializedParameter  # noqa: F401
+from .parameter import (Buffer, Parameter, UninitializedBuffer,  # noqa: F401
+                        UninitializedParameter)
 from .modules import *  # noqa: F401,F403
 from .modules.module import (Module, register_module_forward_hook,  # noqa: F401
                              register_module_forward_pre_hook)

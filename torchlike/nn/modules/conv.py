@@ -6,7 +6,8 @@ from ..parameter import Parameter
 from .module import Module
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
-           "ConvTranspose3d"]
+           "ConvTranspose3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
+           "LazyConvTranspose2d", "LazyConvTranspose3d"]
 
 
 def _ntuple(v, n):
@@ -217,3 +218,104 @@ class ConvTranspose2d(_ConvTransposeNd):
 class ConvTranspose3d(_ConvTransposeNd):
     """Mirrors `torch.nn.ConvTranspose3d`."""
     _nd = 3
+
+
+# ---- lazy convolutions ------------------------------------------------------------------------
+
+from ..parameter import UninitializedParameter  # noqa: E402
+from .lazy import LazyModuleMixin  # noqa: E402
+
+
+class _LazyConvXdMixin(LazyModuleMixin):
+    """Mirrors torch's `_LazyConvXdMixin`: `in_channels` comes from the first input, then the
+    weight/bias are materialised and initialised as in the regular class."""
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input, *args, **kwargs):
+        if self.has_uninitialized_params():
+            self.in_channels = self._get_in_channels(input)
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            if not isinstance(self.weight, UninitializedParameter):
+                raise AssertionError("self.weight must be an UninitializedParameter")
+            if self.transposed:
+                self.weight.materialize((self.in_channels, self.out_channels // self.groups,
+                                         *self.kernel_size))
+            else:
+                self.weight.materialize((self.out_channels, self.in_channels // self.groups,
+                                         *self.kernel_size))
+            if self.bias is not None:
+                if not isinstance(self.bias, UninitializedParameter):
+                    raise AssertionError("self.bias must be an UninitializedParameter")
+                self.bias.materialize((self.out_channels,))
+            self.reset_parameters()
+
+    def _get_in_channels(self, input):
+        num_spatial_dims = self._get_num_spatial_dims()
+        num_dims_no_batch = num_spatial_dims + 1
+        num_dims_batch = num_dims_no_batch + 1
+        if input.dim() not in (num_dims_no_batch, num_dims_batch):
+            raise RuntimeError(f"Expected {num_dims_no_batch}D (unbatched) or {num_dims_batch}D "
+                               f"(batched) input to {self.__class__.__name__}, but got input of "
+                               f"size: {input.shape}")
+        return input.shape[1] if input.dim() == num_dims_batch else input.shape[0]
+
+    def _get_num_spatial_dims(self):
+        return self._nd
+
+
+def _lazy_conv_init(self, out_channels, factory_kwargs, bias):
+    self.weight = UninitializedParameter(**factory_kwargs)
+    self.out_channels = out_channels
+    if bias:
+        self.bias = UninitializedParameter(**factory_kwargs)
+
+
+class _LazyConvN(_LazyConvXdMixin):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        # bias is False here so no tensor is made that would be replaced right away
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
+                         padding_mode, device=device, dtype=dtype)
+        _lazy_conv_init(self, out_channels, {"device": device, "dtype": dtype}, bias)
+
+
+class _LazyConvTransposeN(_LazyConvXdMixin):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups=1, bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False,
+                         dilation, padding_mode, device=device, dtype=dtype)
+        _lazy_conv_init(self, out_channels, {"device": device, "dtype": dtype}, bias)
+
+
+class LazyConv1d(_LazyConvN, Conv1d):
+    """Mirrors `torch.nn.LazyConv1d` (becomes a `Conv1d` on the first forward)."""
+    cls_to_become = Conv1d
+
+
+class LazyConv2d(_LazyConvN, Conv2d):
+    """Mirrors `torch.nn.LazyConv2d` (becomes a `Conv2d` on the first forward)."""
+    cls_to_become = Conv2d
+
+
+class LazyConv3d(_LazyConvN, Conv3d):
+    """Mirrors `torch.nn.LazyConv3d` (becomes a `Conv3d` on the first forward)."""
+    cls_to_become = Conv3d
+
+
+class LazyConvTranspose1d(_LazyConvTransposeN, ConvTranspose1d):
+    """Mirrors `torch.nn.LazyConvTranspose1d` (becomes a `ConvTranspose1d`)."""
+    cls_to_become = ConvTranspose1d
+
+
+class LazyConvTranspose2d(_LazyConvTransposeN, ConvTranspose2d):
+    """Mirrors `torch.nn.LazyConvTranspose2d` (becomes a `ConvTranspose2d`)."""
+    cls_to_become = ConvTranspose2d
+
+
+class LazyConvTranspose3d(_LazyConvTransposeN, ConvTranspose3d):
+    """Mirrors `torch.nn.LazyConvTranspose3d` (becomes a `ConvTranspose3d`)."""
+    cls_to_become = ConvTranspose3d

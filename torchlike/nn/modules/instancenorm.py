@@ -4,7 +4,8 @@ import warnings
 from .. import functional as F
 from .batchnorm import _NormBase
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d",
+           "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 
 class _InstanceNorm(_NormBase):
@@ -72,3 +73,31 @@ class InstanceNorm3d(_InstanceNorm):
     def _check_input_dim(self, input):
         if input.dim() not in (4, 5):
             raise ValueError(f"expected 4D or 5D input (got {input.dim()}D input)")
+
+
+# ---- lazy instance norm -------------------------------------------------------------------------
+
+from .batchnorm import _LazyNormBase  # noqa: E402
+
+
+class LazyInstanceNorm1d(_LazyNormBase, _InstanceNorm):
+    """Mirrors `torch.nn.LazyInstanceNorm1d` (becomes an `InstanceNorm1d`). As in PyTorch, the
+    lazy variant defaults to affine=True, track_running_stats=True, and takes num_features
+    from `input.shape[1]`."""
+    cls_to_become = InstanceNorm1d
+    _get_no_batch_dim = InstanceNorm1d._get_no_batch_dim
+    _check_input_dim = InstanceNorm1d._check_input_dim
+
+
+class LazyInstanceNorm2d(_LazyNormBase, _InstanceNorm):
+    """Mirrors `torch.nn.LazyInstanceNorm2d` (becomes an `InstanceNorm2d`)."""
+    cls_to_become = InstanceNorm2d
+    _get_no_batch_dim = InstanceNorm2d._get_no_batch_dim
+    _check_input_dim = InstanceNorm2d._check_input_dim
+
+
+class LazyInstanceNorm3d(_LazyNormBase, _InstanceNorm):
+    """Mirrors `torch.nn.LazyInstanceNorm3d` (becomes an `InstanceNorm3d`)."""
+    cls_to_become = InstanceNorm3d
+    _get_no_batch_dim = InstanceNorm3d._get_no_batch_dim
+    _check_input_dim = InstanceNorm3d._check_input_dim
