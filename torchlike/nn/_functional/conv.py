@@ -1366,3 +1366,208 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     nd = input.dim() - 2
     fn = _grid_sample_fn(nd, mode, padding_mode, bool(align_corners), dn)
     return _run(fn, (input, grid), f"GridSampler{nd}DBackward0")[0]
+
+
+# ---- fractional max pooling -------------------------------------------------------------------
+
+__all__ += ["fractional_max_pool2d", "fractional_max_pool3d",
+            "fractional_max_pool2d_with_indices", "fractional_max_pool3d_with_indices"]
+
+# PyTorch computes the interval starts in the input's scalar type; half types round every step
+_FRAC_LOW = {"float16": (5, 10), "bfloat16": (8, 7)}
+
+
+@functools.lru_cache(maxsize=None)
+def _frac_fn(nd, in_sizes, out_sizes, pools, unbatched, dname):
+    """PyTorch's fractional max pooling: per plane, the window starts along each dim are
+    `int((i + u) * alpha) - int(u * alpha)` (i < out-1; the last is in - pool) with
+    alpha = (in - pool) / (out - 1), all in the input's scalar type; the max of each window is
+    the first maximum in scan order (the last NaN when there is one), as PyTorch's CPU kernel."""
+    # which sample drives which dim: 2-d planes hold (W, H), 3-d planes (T, H, W)
+    order = (1, 0) if nd == 2 else (0, 1, 2)
+    mult = [int(np.prod(in_sizes[d + 1:])) for d in range(nd)]
+    low = _FRAC_LOW.get(dname)
+
+    def rnd(v):
+        return lax.reduce_precision(v, *low) if low is not None else v
+
+    def f(x, samples):
+        if unbatched:
+            x = x[None]
+        n, c = x.shape[:2]
+        s = samples[:n]
+        cdt = jnp.float32 if low is not None else x.dtype
+        s = s.astype(cdt)
+        starts = []
+        for d in range(nd):
+            L, O, K = in_sizes[d], out_sizes[d], pools[d]
+            u = s[:, :, order[d]][..., None]
+            if O > 1:
+                alpha = rnd(jnp.asarray(L - K, cdt) / jnp.asarray(O - 1, cdt))
+                i = jnp.arange(O - 1, dtype=cdt)
+                a = jnp.trunc(rnd(rnd(i + u) * alpha)).astype(jnp.int32)
+                b = jnp.trunc(rnd(u * alpha)).astype(jnp.int32)
+                seq = jnp.concatenate([a - b, jnp.full((n, c, 1), L - K, jnp.int32)], -1)
+            else:
+                seq = jnp.full((n, c, O), L - K, jnp.int32)
+            starts.append(seq)
+        if any(k <= 0 for k in pools):  # empty windows: -inf at each window's start
+            flat = sum(starts[d].reshape((n, c) + tuple(out_sizes[e] if e == d else 1
+                                                        for e in range(nd))) * mult[d]
+                       for d in range(nd))
+            out = jnp.full((n, c) + tuple(out_sizes), -jnp.inf, x.dtype)
+            idx = jnp.broadcast_to(flat, out.shape).astype(jnp.int64)
+        else:
+            w = x
+            flat = jnp.zeros((), jnp.int64)
+            for d in range(nd):
+                L, O, K = in_sizes[d], out_sizes[d], pools[d]
+                ix = jnp.clip(starts[d][..., None] + jnp.arange(K, dtype=jnp.int32), 0, L - 1)
+                shp = [n, c] + [1] * nd
+                shp[2 + d] = O * K
+                w = jnp.take_along_axis(w, ix.reshape(shp), axis=2 + d)
+                fshape = [n, c] + [1] * (2 * nd)
+                fshape[2 + d] = O
+                fshape[2 + nd + d] = K
+                flat = flat + ix.astype(jnp.int64).reshape(fshape) * mult[d]
+            split = [n, c]
+            for d in range(nd):
+                split += [out_sizes[d], pools[d]]
+            w = w.reshape(split)
+            perm = ((0, 1) + tuple(2 + 2 * d for d in range(nd))
+                    + tuple(3 + 2 * d for d in range(nd)))
+            w = w.transpose(perm).reshape((n, c) + tuple(out_sizes) + (int(np.prod(pools)),))
+            flat = jnp.broadcast_to(flat, (n, c) + tuple(out_sizes) + tuple(pools))
+            flat = flat.reshape(w.shape)
+            ktot = w.shape[-1]
+            isn = jnp.isnan(w)
+            last_nan = ktot - 1 - jnp.argmax(isn[..., ::-1], axis=-1)
+            am = jnp.where(isn.any(-1), last_nan, jnp.argmax(w, axis=-1))[..., None]
+            out = jnp.take_along_axis(w, am, -1)[..., 0]
+            idx = jnp.take_along_axis(flat, am, -1)[..., 0]
+        if unbatched:
+            out, idx = out[0], idx[0]
+        return out, idx
+
+    return jax.jit(f)
+
+
+def _frac_int_list(v, nd, what, name):
+    if isinstance(v, Tensor):
+        v = v.tolist()
+    if isinstance(v, bool) or isinstance(v, float):
+        raise TypeError(f"{name}(): argument '{what}' (position {2 if what == 'kernel_size' else 3})"
+                        f" must be tuple of ints, not {type(v).__name__}")
+    if isinstance(v, numbers.Integral):
+        return (int(v),) * nd
+    v = list(v)
+    for e in v:
+        if not isinstance(e, numbers.Integral) or isinstance(e, bool):
+            raise TypeError(f"{name}(): argument '{what}' (position "
+                            f"{2 if what == 'kernel_size' else 3}) must be tuple of ints, but "
+                            f"found element of type {type(e).__name__} at pos {v.index(e)}")
+    return tuple(int(e) for e in v)
+
+
+def _pytorch_ntuple(x, n):
+    if isinstance(x, (list, tuple)) or hasattr(x, "__iter__"):
+        return tuple(x)
+    return (x,) * n
+
+
+def _fractional_max_pool(nd, input, kernel_size, output_size, output_ratio, _random_samples):
+    name = f"fractional_max_pool{nd}d"
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
+    if output_size is None:
+        if nd == 2:
+            if len(output_ratio) > 2:
+                raise ValueError("fractional_max_pool2d requires output_ratio to either be a "
+                                 "single Int or tuple of Ints.")
+        r = _pytorch_ntuple(output_ratio, nd)
+        output_size = [int(input.size(d - nd) * r[d]) for d in range(nd)]
+    if _random_samples is None:
+        from ... import rand as _rand
+        n_batch = 1 if input.dim() == nd + 1 else input.size(0)
+        _random_samples = _rand(n_batch, input.size(-nd - 1), nd, dtype=input.dtype,
+                                device=input.device)
+    # ---- PyTorch's meta checks
+    pools = _frac_int_list(kernel_size, nd, "kernel_size", name)
+    outs = _frac_int_list(output_size, nd, "output_size", name)
+    tail = "Ints" if nd == 2 else "three Ints"
+    if len(pools) != nd:
+        raise RuntimeError(f"{name}: kernel_size must either be a single Int or tuple of {tail}")
+    if len(outs) != nd:
+        raise RuntimeError(f"{name}: output_size must either be a single Int or tuple of {tail}")
+    pre = "fractional_max_pool2d()" if nd == 2 else "fractional_max_pool3d_out()"
+    r = input.dim()
+    if r not in (nd + 1, nd + 2):
+        raise RuntimeError(f"{pre}: Expected {nd + 1}D or {nd + 2}D tensor, but got: "
+                           f"{_sizes(input.shape)}")
+    for i in range(1, r):
+        if input.shape[i] <= 0:
+            raise RuntimeError(f"{pre}: Expected input to have non-zero size for non-batch "
+                               f"dimensions, but got{_sizes(input.shape)} with dimension {i} "
+                               f"being empty.")
+    sizes = tuple(input.shape[-nd:])
+    words = ("height", "width") if nd == 2 else ("time", "height", "width")
+    for d in range(nd):
+        ok = (outs[d] + pools[d] - 1 <= sizes[d]) if nd == 2 else \
+            (outs[d] + pools[d] - 1 < sizes[d])
+        if not ok:
+            raise RuntimeError(f"{pre}: pool {words[d]} {pools[d]} too large relative to input "
+                               f"{words[d]} {sizes[d]}")
+    lead = tuple(input.shape[:-nd])
+    if any(o < 0 for o in outs):
+        bad = next(o for o in outs if o < 0)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: "
+                           f"{_sizes(lead + outs)}")
+    # ---- fractional_max_pool_check_shape
+    samples = _random_samples
+    if str(samples.dtype) != str(input.dtype):
+        raise RuntimeError("Expect _random_samples to have the same dtype as input")
+    if samples.dim() != 3:
+        raise RuntimeError(f"Expect _random_samples to have 3 dimensions, got {samples.dim()}")
+    sn, sc, sd = samples.shape
+    ib, ic = (1, input.shape[0]) if r == nd + 1 else (input.shape[0], input.shape[1])
+    if sn < ib:
+        raise RuntimeError("Expect _random_samples.size(0) no less then input batch size.")
+    if sc != ic:
+        raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
+    if sd != nd:
+        raise RuntimeError(f"Expect _random_samples.size(2) equals to {nd}; got {sd}.")
+    dn = str(input.dtype).replace("torch.", "")
+    if dn not in ("float32", "float64", "float16", "bfloat16"):
+        raise NotImplementedError(f'"fractional_max_pool{nd}d_out_frame" not implemented for '
+                                  f"'{_scalar_type(input)}'")
+    fn = _frac_fn(nd, sizes, outs, pools, r == nd + 1, dn)
+    out, idx = apply_jax(fn, (input, samples.detach()), f"FractionalMaxPool{nd}DBackward0")
+    return out, idx
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    """Mirrors `torch.nn.functional.fractional_max_pool2d_with_indices`."""
+    return _fractional_max_pool(2, input, kernel_size, output_size, output_ratio,
+                                _random_samples)
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    """Mirrors `torch.nn.functional.fractional_max_pool3d_with_indices`."""
+    return _fractional_max_pool(3, input, kernel_size, output_size, output_ratio,
+                                _random_samples)
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    """Mirrors `torch.nn.functional.fractional_max_pool2d`."""
+    out = _fractional_max_pool(2, input, kernel_size, output_size, output_ratio, _random_samples)
+    return out if return_indices else out[0]
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    """Mirrors `torch.nn.functional.fractional_max_pool3d`."""
+    out = _fractional_max_pool(3, input, kernel_size, output_size, output_ratio, _random_samples)
+    return out if return_indices else out[0]
