@@ -46,7 +46,7 @@ def check_module(make, inputs, *, grad_out_seed=0, rtol=None, atol=None, train=T
             loss = 0
             for o in outs:
                 if isinstance(o, lib.Tensor) and o.requires_grad:
-                    w = lib.tensor(rng.randn(*o.shape).astype(np.float32)).to(o.dtype)
+                    w = lib.tensor(np.asarray(rng.randn(*o.shape), np.float32)).to(o.dtype)
                     loss = loss + (o * w).sum()
             if not isinstance(loss, int):
                 loss.backward()

@@ -270,7 +270,7 @@ def test_multi_head_attention_forward_functional():
             static_k=sk, average_attn_weights=False)
         (out.sum() + (wts * wts).sum()).backward()
         return out, wts, [t.grad for t in g], sk.grad
-    check(f)
+    check(f, **TOL)  # float32 sums of several products: rounding near zero crossings
 
 
 # ---- Transformer layers -----------------------------------------------------------------------

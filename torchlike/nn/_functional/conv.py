@@ -1455,16 +1455,17 @@ def _frac_fn(nd, in_sizes, out_sizes, pools, unbatched, dname):
 def _frac_int_list(v, nd, what, name):
     if isinstance(v, Tensor):
         v = v.tolist()
-    if isinstance(v, bool) or isinstance(v, float):
-        raise TypeError(f"{name}(): argument '{what}' (position {2 if what == 'kernel_size' else 3})"
-                        f" must be tuple of ints, not {type(v).__name__}")
+    pos = 2 if what == "kernel_size" else 3
+    if isinstance(v, (bool, float)):
+        raise TypeError(f"{name}(): argument '{what}' (position {pos}) must be tuple of ints, "
+                        f"not {type(v).__name__}")
     if isinstance(v, numbers.Integral):
         return (int(v),) * nd
     v = list(v)
     for e in v:
         if not isinstance(e, numbers.Integral) or isinstance(e, bool):
-            raise TypeError(f"{name}(): argument '{what}' (position "
-                            f"{2 if what == 'kernel_size' else 3}) must be tuple of ints, but "
+            raise TypeError(f"{name}(): argument '{what}' (position {pos}) must be tuple of "
+                            f"ints, but "
                             f"found element of type {type(e).__name__} at pos {v.index(e)}")
     return tuple(int(e) for e in v)
 
