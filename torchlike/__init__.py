@@ -17,15 +17,22 @@ if _os.environ.get("TORCHLIKE_ASYNC_DISPATCH", "0") != "1":
 
 def _enable_persistent_cache():
     """Keep compiled kernels on disk so a second run of a script starts warm.
-    `TORCHLIKE_CACHE_DIR=` (empty) turns it off."""
+    `TORCHLIKE_CACHE_DIR=` (empty) turns it off. JAX's file cache only locks entries (so that
+    processes sharing it — DataLoader workers, parallel test runs — never read a half-written
+    one) when it has a size limit and the `filelock` package; without `filelock` it stays off."""
     path = _os.environ.get("TORCHLIKE_CACHE_DIR",
                            _os.path.join(_os.path.expanduser("~"), ".cache", "torchlike", "xla"))
     if not path or _jax.config.jax_compilation_cache_dir:
         return
     try:
+        import filelock  # noqa: F401
+    except ImportError:
+        return
+    try:
         _os.makedirs(path, exist_ok=True)
     except OSError:
         return
+    _jax.config.update("jax_compilation_cache_max_size", 2 * 1024 ** 3)
     _jax.config.update("jax_compilation_cache_dir", path)
     _jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
     _jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
