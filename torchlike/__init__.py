@@ -16,12 +16,11 @@ if _os.environ.get("TORCHLIKE_ASYNC_DISPATCH", "0") != "1":
 
 
 def _enable_persistent_cache():
-    """Keep compiled kernels on disk so a second run of a script starts warm.
-    `TORCHLIKE_CACHE_DIR=` (empty) turns it off. JAX's file cache only locks entries (so that
-    processes sharing it — DataLoader workers, parallel test runs — never read a half-written
-    one) when it has a size limit and the `filelock` package; without `filelock` it stays off."""
-    path = _os.environ.get("TORCHLIKE_CACHE_DIR",
-                           _os.path.join(_os.path.expanduser("~"), ".cache", "torchlike", "xla"))
+    """With `TORCHLIKE_CACHE_DIR=/some/dir`, keep compiled kernels on disk so a second run of a
+    script starts warm. Off by default: JAX's file cache locks its entries (so processes sharing
+    it — DataLoader workers, parallel test runs — never read a half-written one) only with a
+    size limit and the `filelock` package, and then scans the folder on every write."""
+    path = _os.environ.get("TORCHLIKE_CACHE_DIR", "")
     if not path or _jax.config.jax_compilation_cache_dir:
         return
     try:
