@@ -22,3 +22,59 @@ def _reseed_module_rngs(request):
         if isinstance(rng, np.random.RandomState):
             rng.seed(seed)
     yield
+
+
+# ---- crash diagnostics for xdist workers ------------------------------------------------------
+# A worker that dies (segfault, OOM kill) shows up in the controller only as "worker crashed".
+# Each worker therefore writes faulthandler tracebacks and its memory use to a file that the
+# controller prints in the terminal summary.
+
+_FAULT_DIR_ENV = "TORCHLIKE_TEST_FAULT_DIR"
+_fault_file = None
+_test_count = [0]
+
+
+def _rss_mb():
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 2**20
+    except OSError:
+        return -1
+
+
+def pytest_configure(config):
+    global _fault_file
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker is None:
+        if _FAULT_DIR_ENV not in os.environ:
+            import tempfile
+            os.environ[_FAULT_DIR_ENV] = tempfile.mkdtemp(prefix="torchlike-faults-")
+        return
+    import faulthandler
+    _fault_file = open(os.path.join(os.environ[_FAULT_DIR_ENV], f"{worker}.log"), "w")
+    faulthandler.enable(file=_fault_file, all_threads=True)
+
+
+def pytest_runtest_logstart(nodeid, location):
+    if _fault_file is not None:
+        _test_count[0] += 1
+        if _test_count[0] % 250 == 0:
+            from torchlike._core.compile_budget import map_count
+            _fault_file.write(f"[{_test_count[0]} tests] rss {_rss_mb()} MB, {map_count()} memory "
+                              f"maps, before {nodeid}\n")
+            _fault_file.flush()
+
+
+def pytest_terminal_summary(terminalreporter):
+    folder = os.environ.get(_FAULT_DIR_ENV)
+    if os.environ.get("PYTEST_XDIST_WORKER") or not folder or not os.path.isdir(folder):
+        return
+    for name in sorted(os.listdir(folder)):
+        with open(os.path.join(folder, name)) as f:
+            lines = f.read().splitlines()
+        if not lines:
+            continue
+        crashed = any("Fatal Python error" in ln for ln in lines)
+        shown = lines if crashed else lines[-1:]
+        terminalreporter.write_sep("-", f"worker {name[:-4]}: {'CRASH' if crashed else 'memory'}")
+        terminalreporter.write_line("\n".join(shown[-80:]))

@@ -39,6 +39,10 @@ def _enable_persistent_cache():
 
 _enable_persistent_cache()
 
+from ._core import compile_budget as _compile_budget  # noqa: E402
+
+_compile_budget.install()
+
 from ._core import dtype as _dt  # noqa: E402
 from ._core.device import device  # noqa: E402
 from ._core.dtype import (  # noqa: E402,F401
@@ -64,6 +68,8 @@ from ._core.printing import get_printoptions, set_printoptions  # noqa: E402
 from . import cuda, linalg  # noqa: E402,F401
 from . import autograd  # noqa: E402,F401
 from . import nn  # noqa: E402,F401
+from . import optim, utils, multiprocessing, serialization  # noqa: E402,F401
+from .serialization import load, save  # noqa: E402,F401
 from .nn import _toplevel as _nn_toplevel  # noqa: E402
 
 _nn_toplevel.publish(globals())

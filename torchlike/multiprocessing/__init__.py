@@ -1,0 +1,1 @@
+"""Mirrors `torch.multiprocessing` — being built (issue 6)."""

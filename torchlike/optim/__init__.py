@@ -1,0 +1,1 @@
+"""Mirrors `torch.optim` (optimizers on optax) — being built (issue 5)."""

@@ -1,0 +1,2 @@
+"""Mirrors `torch.utils`."""
+from . import data  # noqa: F401

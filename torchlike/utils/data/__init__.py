@@ -1,0 +1,1 @@
+"""Mirrors `torch.utils.data` — being built (issue 6)."""
