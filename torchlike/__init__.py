@@ -81,3 +81,8 @@ globals().update(_LEGACY)
 strided = "torch.strided"
 
 del _alias, _d
+
+from ._runner import install_as_torch  # noqa: E402,F401
+from . import _missing  # noqa: E402
+
+_missing.install_all()

@@ -243,6 +243,11 @@ class Tensor:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 
+    def __getattr__(self, name):
+        # Only reached when normal lookup fails: name PyTorch's Tensor attributes we lack.
+        from .._missing import tensor_missing
+        raise tensor_missing(type(self).__name__, name)
+
     def __hash__(self):
         return id(self)
 

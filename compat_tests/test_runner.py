@@ -1,0 +1,96 @@
+"""The drop-in runner (`python -m torchlike script.py`): the same script under real Python+torch
+and under the runner prints the same; missing features fail with one clear line; `--check`
+lists what a script uses; the table of torch names equals what real torch has."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import torch as real_torch
+
+import torchlike
+from torchlike import _missing
+from harness import check
+from torch_names import TABLE, live_table
+
+HERE = os.path.join(os.path.dirname(__file__), "runner_scripts")
+
+
+def _run(*args, cwd=HERE):
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    return subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_same_output_as_real_torch():
+    real = _run("basic_script.py", "--lr", "0.1")
+    ours = _run("-m", "torchlike", "basic_script.py", "--lr", "0.1")
+    assert real.returncode == 0, real.stderr
+    assert ours.returncode == 0, ours.stderr
+    assert ours.stdout == real.stdout
+
+
+def test_script_from_another_directory_keeps_its_imports():
+    ours = _run("-m", "torchlike", os.path.join(HERE, "basic_script.py"), cwd="/")
+    assert ours.returncode == 0, ours.stderr
+    assert "argv []" in ours.stdout
+
+
+def test_missing_feature_is_one_clear_line():
+    ours = _run("-m", "torchlike", "missing_script.py")
+    assert ours.returncode == 1
+    assert ours.stdout == "before\n"
+    lines = ours.stderr.strip().splitlines()
+    assert lines[-1] == "NotImplementedError: torch.fft.rfft2 is not available in torchlike yet"
+    assert "missing_script.py\", line 5" in ours.stderr and "Traceback" not in ours.stderr
+
+
+def test_spawned_children_get_torchlike_too():
+    ours = _run("-m", "torchlike", "worker_script.py")
+    assert ours.returncode == 0, ours.stderr
+    assert ours.stdout.splitlines() == ["('torchlike', 3.0)", "parent torchlike"]
+
+
+def test_check_lists_used_and_missing_names():
+    ours = _run("-m", "torchlike", "--check", "missing_script.py")
+    assert ours.returncode == 1
+    out = ours.stdout.splitlines()
+    assert out[0] == "missing_script.py: uses 3 torch names"
+    assert out[1:4] == ["  torch", "  torch.fft.rfft2", "  torch.ones"]
+    assert out[4:] == ["torchlike lacks 1:", "  torch.fft.rfft2  (line 5)"]
+    ok = _run("-m", "torchlike", "--check", "basic_script.py")
+    assert ok.returncode == 0 and ok.stdout.splitlines()[-1] == "torchlike has all of them"
+
+
+def test_install_as_torch_in_process():
+    code = ("import torchlike, sys; torchlike.install_as_torch(); import torch; "
+            "import torch.nn.functional as F; from torch.utils import data; "
+            "print(torch is torchlike, F is torchlike.nn.functional, data.__name__)")
+    out = _run("-c", code)
+    assert out.stdout.split() == ["True", "True", "torchlike.utils.data"], out.stderr
+
+
+@pytest.mark.parametrize("name", ["no_such_function", "Tensr"])
+def test_typo_is_torchs_attribute_error(name):
+    check(lambda torch: getattr(torch, name))
+    check(lambda torch: hasattr(torch, name))
+
+
+def test_missing_torch_name_is_not_available_and_hasattr_false():
+    with pytest.raises(NotImplementedError, match=r"^torch\.compile is not available"):
+        torchlike.compile  # noqa: B018 - the attribute access is the test
+    assert hasattr(real_torch, "compile") and not hasattr(torchlike, "compile")
+    x = torchlike.ones(2)
+    with pytest.raises(NotImplementedError,
+                       match=r"^torch\.Tensor\.to_sparse_csr is not available"):
+        x.to_sparse_csr()
+    check(lambda torch: torch.ones(2).no_such_method())
+
+
+def test_names_table_is_real_torchs():
+    with open(TABLE) as f:
+        stored = json.load(f)
+    assert stored == live_table()
+    assert _missing.torch_table()["torch.nn"] == frozenset(stored["torch.nn"])
