@@ -95,15 +95,7 @@ def _nn_classes():
     return sorted(seen.items())
 
 
-# torchlike defines these in a different file than torch does (torch: nn/modules/adaptive.py,
-# nn/parallel/data_parallel.py), so the generic torchlike.X -> torch.X mapping cannot name them.
-_MISPLACED = {"AdaptiveLogSoftmaxWithLoss", "DataParallel"}
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="defined in another file than "
-                                            "in torch")) if n in _MISPLACED else n
-    for n, _ in _nn_classes()])
+@pytest.mark.parametrize("name", [n for n, _ in _nn_classes()])
 def test_module_class_written_under_a_name_real_torch_resolves(name):
     from torchlike.serialization._names import torch_name_of
     module, qualname = torch_name_of(getattr(torchlike.nn, name))

@@ -5,3 +5,4 @@ from .modules import *  # noqa: F401,F403
 from .modules.module import (Module, register_module_forward_hook,  # noqa: F401
                              register_module_forward_pre_hook)
 from . import functional, init, utils  # noqa: F401,E402
+from .parallel import DataParallel  # noqa: F401,E402

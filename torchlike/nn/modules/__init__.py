@@ -18,5 +18,6 @@ from .sparse import *  # noqa: F401,F403
 from .flatten import *  # noqa: F401,F403
 from .distance import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
+from .adaptive import *  # noqa: F401,F403
 from .rnn import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403

@@ -1,5 +1,5 @@
 """Mirrors torch.nn's containers: `Sequential`, `ModuleList`, `ModuleDict`, `ParameterList`,
-`ParameterDict`, and `DataParallel` (single-device pass-through)."""
+`ParameterDict`."""
 import operator
 from collections import OrderedDict
 from collections import abc as _abc
@@ -10,7 +10,7 @@ from ..parameter import Parameter
 from .module import Module, _addindent, _torch_class_str
 
 __all__ = ["Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
-           "ParameterDict", "DataParallel"]
+           "ParameterDict"]
 
 
 def _visible_dir(module):
@@ -517,15 +517,3 @@ class ParameterDict(Module):
     def __ior__(self, other):
         self.update(other)
         return self
-
-
-class DataParallel(Module):
-    """Mirrors `torch.nn.DataParallel` on a single device: holds `module` and calls it."""
-
-    def __init__(self, module, device_ids=None, output_device=None, dim=0):
-        super().__init__()
-        self.module = module
-        self.device_ids = []
-
-    def forward(self, *inputs, **kwargs):
-        return self.module(*inputs, **kwargs)
