@@ -112,7 +112,7 @@ class Tensor:
 
     @property
     def is_meta(self):
-        return False
+        return self._st.device.type == "meta"
 
     @property
     def is_sparse(self):

@@ -30,7 +30,9 @@ FUNCTIONS = {}    # public torchlike.X callables
 METHODS = {}      # Tensor attributes generated here
 
 _NUMBER = (bool, int, float, complex, np.number, np.bool_)
-_ARRAY = type(jax.numpy.zeros(()))
+# The concrete array type, named without creating an array: importing torchlike must not start
+# JAX's backend (DataLoader's forkserver preloads torchlike and then forks workers).
+from jax._src.array import ArrayImpl as _ARRAY  # noqa: E402
 
 
 class Op:
