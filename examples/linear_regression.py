@@ -1,13 +1,10 @@
-"""A plain PyTorch-style training script: fit a small MLP to y = sin(3x) with autograd,
-nn.Linear/nn.Tanh, nn.MSELoss and a hand-written SGD-with-momentum step under no_grad.
+"""A plain PyTorch training script: fit a small MLP to y = sin(3x) with autograd, nn.Linear/nn.Tanh,
+nn.MSELoss and a hand-written SGD-with-momentum step under no_grad.
 
-Runs unchanged with `import torch`; here it imports torchlike under that name.
+Run it on torchlike with `python -m torchlike examples/linear_regression.py`.
 """
-try:
-    import torchlike as torch
-except ImportError:  # the same script under real PyTorch
-    import torch
-nn = torch.nn
+import torch
+import torch.nn as nn
 
 torch.manual_seed(0)
 x = torch.linspace(-1, 1, 256).unsqueeze(1)
