@@ -1,0 +1,133 @@
+"""`OptaxOptimizer`: the shared shell of every first-order algorithm, and its jitted kernel.
+
+A subclass declares
+  * `_hyper`: the group keys handed to the kernel as traced scalars (a changing lr, momentum,
+    betas ... never recompiles),
+  * `_flags(group)`: the static options (booleans and "is this zero" tests) that pick the code,
+  * `_init_state(p, group)`: PyTorch's lazily created per-parameter state (same keys/dtypes),
+  * `_rule(p, g, state, hp, flags) -> (new_p, new_state)`: the pure per-parameter update, made of
+    optax transforms (see `_rules.py`).
+`step()` gathers the params that have a `.grad`, runs ONE jitted call per param group over the
+lists of arrays (a pytree), and writes params and state back in place (`Tensor._assign`).
+"""
+import jax
+
+from .. import autograd as _autograd
+from .._core import dtype as _dt
+from .._core.tensor import Tensor, wrap
+from .optimizer import Optimizer, _to_scalar
+
+
+def _group_update(rule, flags, params, grads, states, hp):
+    new_params, new_states = [], []
+    for p, g, s in zip(params, grads, states):
+        np_, ns = rule(p, g, s, hp, flags)
+        new_params.append(np_.astype(p.dtype))
+        new_states.append({k: v.astype(s[k].dtype) if k in s else v for k, v in ns.items()})
+    return new_params, new_states
+
+
+_KERNEL = jax.jit(_group_update, static_argnums=(0, 1))
+
+
+def _scalar(v):
+    if isinstance(v, (tuple, list)):
+        return tuple(_scalar(x) for x in v)
+    v = _to_scalar(v)
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+
+
+class OptaxOptimizer(Optimizer):
+    """Base of the optax-backed algorithms (not part of PyTorch's API)."""
+
+    _hyper = ("lr",)
+
+    def _flags(self, group):
+        return ()
+
+    def _init_state(self, p, group):
+        return {}
+
+    @staticmethod
+    def _rule(p, g, s, hp, flags):
+        raise NotImplementedError
+
+    def _hyperparams(self, group):
+        return {k: _scalar(group[k]) for k in self._hyper}
+
+    def _functional_update(self, group, params, grads, states):
+        """The pure update of one param group: lists of arrays in, lists of arrays out.
+
+        `params`, `grads`: arrays; `states`: per-param dicts of arrays in PyTorch's state keys.
+        Hyper-parameters are read from `group` now and passed as traced scalars, so this is safe
+        to call inside an outer `jax.jit` (whole-step compilation)."""
+        return _KERNEL(type(self)._rule, self._flags(group), list(params), list(grads),
+                       list(states), self._hyperparams(group))
+
+    def _prepare(self, group):
+        """PyTorch's `_init_group`: the params with a grad, their grads and (lazily made) state."""
+        params = [p for p in group["params"] if p.grad is not None]
+        states = []
+        for p in params:
+            if p.grad.is_sparse:
+                raise RuntimeError(f"{type(self).__name__} does not support sparse gradients")
+            st = self.state.get(p)
+            if not st:
+                init = self._init_state(p, group)
+                if init is None:        # an algorithm/option that keeps no state (plain SGD)
+                    states.append({})
+                    continue
+                st = self.state[p]
+                st.update(init)
+            _legacy_step(st)
+            states.append(st)
+        return params, states
+
+    def step(self, closure=None):
+        """Mirrors `Optimizer.step` of the algorithm: one jitted optax update per param group."""
+        loss = None
+        if closure is not None:
+            with _autograd.enable_grad():
+                loss = closure()
+        with _autograd.no_grad():
+            for group in self.param_groups:
+                params, states = self._prepare(group)
+                if not params:
+                    continue
+                arrays = [{k: v._value() for k, v in st.items() if isinstance(v, Tensor)}
+                          for st in states]
+                new_p, new_s = self._functional_update(
+                    group, [p._value() for p in params], [p.grad._value() for p in params],
+                    arrays)
+                for p, v in zip(params, new_p):
+                    p._assign(v)
+                for p, st, ns in zip(params, states, new_s):
+                    for k, v in ns.items():
+                        t = st.get(k)
+                        if isinstance(t, Tensor):
+                            t._assign(v)
+                        else:
+                            st[k] = wrap(v, p.device)
+        return loss
+
+
+def _legacy_step(st):
+    """State saved by old PyTorch versions holds `step` as a Python number: make it a tensor."""
+    step = st.get("step")
+    if step is not None and not isinstance(step, Tensor):
+        import torchlike
+        st["step"] = torchlike.tensor(float(step), dtype=scalar_dtype())
+
+
+def zeros_state(p, *keys, step=True):
+    """PyTorch's usual lazy state: a 0-d `step` plus `zeros_like(p)` buffers."""
+    import torchlike
+    st = {"step": torchlike.tensor(0.0, dtype=scalar_dtype())} if step else {}
+    for k in keys:
+        st[k] = torchlike.zeros_like(p)
+    return st
+
+
+def scalar_dtype():
+    """PyTorch's `_get_scalar_dtype()`: float64 when that is the default dtype, else float32."""
+    return _dt.float64 if _dt.get_default_dtype() is _dt.float64 else _dt.float32
