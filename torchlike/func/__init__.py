@@ -1,0 +1,1 @@
+"""Mirrors `torch.func` — being built (issue 9)."""
