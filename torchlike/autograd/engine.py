@@ -3,6 +3,8 @@ gradients per node output, runs hooks, accumulates into leaves' `.grad` (or capt
 gradients `autograd.grad` asked for), and frees saved values unless `retain_graph`."""
 import heapq
 
+from jax.core import Tracer as _Tracer
+
 from .._core import grad_state
 from .._core.tensor import Tensor, wrap
 from .graph import AccumulateGrad, accumulate_node, edge_of
@@ -30,8 +32,21 @@ def _num_outputs(node):
     return getattr(node, "_num_outputs", 1)
 
 
+_ONES = {}   # (shape, dtype, device) -> an immutable array of ones: the implicit root gradient
+
+
+def _implicit_grad(t):
+    key = (t._size, t.dtype, t.device)
+    arr = _ONES.get(key)
+    if arr is None:
+        from .. import ones_like
+        arr = ones_like(t)._value()
+        if not isinstance(arr, _Tracer):     # never cache a value from inside a jax trace
+            _ONES[key] = arr
+    return wrap(arr, t.device, t.dtype)
+
+
 def _root_grads(tensors, grad_tensors):
-    from .. import ones_like
     out = []
     for i, (t, g) in enumerate(zip(tensors, grad_tensors)):
         if g is None:
@@ -40,7 +55,7 @@ def _root_grads(tensors, grad_tensors):
             if not t.dtype.is_floating_point and not t.dtype.is_complex:
                 raise RuntimeError(f"grad can be implicitly created only for real scalar "
                                    f"outputs but got {t.dtype}")
-            g = ones_like(t)
+            g = _implicit_grad(t)
         elif not isinstance(g, Tensor):
             from .. import tensor as _tensor
             g = _tensor(g, dtype=t.dtype)
@@ -180,11 +195,12 @@ def _fused_backward(roots, grads, retain_graph):
     if planned is None:
         return False
     key, order, leaves = planned
-    if not fused.seen_before(key):
+    program = fused.program_for(key)
+    if program is None:
         return False
     for node in order:
         node._check_saved()
-    leaf_grads = fused.run(key, order, [g._value() for g in grads])
+    leaf_grads = fused.run(program, order, [g._value() for g in grads])
     for node, g in zip(leaves, leaf_grads):
         if g is not None:
             var = node.variable

@@ -219,7 +219,7 @@ class JaxNode(Node):
     """A node whose backward is the vjp of a JAX function of the saved operands."""
 
     __slots__ = ("_fn", "_dyn", "_diff", "_inputs", "_saved", "_outs", "_single", "_slots",
-                 "_out_diff")
+                 "_out_diff", "_sig")
 
     def __init__(self, fn, dyn, diff, inputs, saved, outs, single, slots=None):
         edges = [edge_of(t) for t in inputs]
@@ -238,6 +238,8 @@ class JaxNode(Node):
         self._saved = saved      # [(tensor, version, output-of-node-name-or-None)] to check
         self._outs = outs        # [(shape, np dtype, differentiable)] per output
         self._single = single    # the forward returns one array (not a tuple)
+        # what the whole-graph backward program needs of this node (see `fused`)
+        self._sig = (fn, diff, slots, self._out_diff, single, len(outs))
 
     def _check_saved(self):
         if self._freed:
