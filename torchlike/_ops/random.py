@@ -461,8 +461,24 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     if d.category == 1 and n > 0 and n - 1 > np.iinfo(d.np).max:
         raise RuntimeError(f"value cannot be converted to type {d.name}_t without overflow")
     device = _dev(device, out)
+    if device.type == "cpu":
+        return _finish(_host_perm(int(n), d, _gen(generator, device)), d, device,
+                       requires_grad, out)
     return _finish(_sample("perm", (int(n),), d, device, generator), d, device,
                    requires_grad, out)
+
+
+def _host_perm(n, d, g):
+    """A CPU permutation drawn with NumPy's Philox keyed by the generator's (seed, counter): XLA's
+    CPU sort makes `jax.random.permutation` ~50x slower (90 ms for n=60,000 here). Inside a jax
+    trace, where the key is a tracer, the jitted sampler is used instead."""
+    k4 = g._next_key()
+    if not isinstance(k4, np.ndarray):
+        return _kernel("perm", (n,), np.dtype(d.np), ())(k4)
+    key = k4.astype(np.uint64)
+    bits = np.random.Generator(np.random.Philox(key=[(key[0] << 32) | key[1],
+                                                     (key[2] << 32) | key[3]]))
+    return jnp.asarray(bits.permutation(n).astype(d.np))
 
 
 def _std_check(std):
