@@ -21,6 +21,7 @@ from .._core import dtype as dt
 from .._core import layout
 from .._core.grad_state import ENABLED as _GRAD
 from .._core.tensor import Tensor, _wrap_dim, make_view, wrap
+from .._core.tracing import tracing
 from ..autograd import graph as _graph
 from ..autograd.graph import JaxNode
 from .registry import FUNCTIONS, METHODS, OPS, _check_broadcast, _write_one_out, short_name
@@ -765,7 +766,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None, _save_index=True):
             raise RuntimeError(f"Size does not match at dimension {i} expected index "
                                f"{list(index._size)} to be no larger than self "
                                f"{list(input._size)} apart from dimension {d}")
-    if index.numel():
+    if index.numel() and not tracing():      # a host check: traced indices have no values
         bad = _oob(_host(index), ssz[d])
         if bad is None and (_host(index) < 0).any():
             bad = _host(index)[_host(index) < 0].reshape(-1)[0]

@@ -34,6 +34,8 @@ _NUMBER = (bool, int, float, complex, np.number, np.bool_)
 # JAX's backend (DataLoader's forkserver preloads torchlike and then forks workers).
 from jax._src.array import ArrayImpl as _ARRAY  # noqa: E402
 
+from .._core.tracing import tracing  # noqa: E402
+
 
 class Op:
     """One op-table row (see `op`)."""
@@ -190,7 +192,7 @@ def _integral(v):
 def _check_integer_divisor(row, args):
     """PyTorch's integer division by zero raises (a host check, as PyTorch's kernel makes)."""
     d = args[row.divisor]
-    if not (_integral(args[0]) and _integral(d)):
+    if not (_integral(args[0]) and _integral(d)) or tracing():
         return
     if row.divisor_when is not None and not row.divisor_when(args):
         return
@@ -302,13 +304,15 @@ def _device_scalar(v):
     key = (type(v), v)
     a = _SCALARS.get(key)
     if a is not None:
-        return a
+        return a if not tracing() else _NP_SCALAR[type(v)](v)
     n = _SEEN.get(key, 0) + 1
     if n < 3:
         if len(_SEEN) > 8192:
             _SEEN.clear()
         _SEEN[key] = n
         # a NumPy scalar has the same abstract value as the cached array: one compiled program
+        return _NP_SCALAR[type(v)](v)
+    if tracing():
         return _NP_SCALAR[type(v)](v)
     if len(_SCALARS) > 4096:
         _SCALARS.clear()

@@ -3,9 +3,8 @@ gradients per node output, runs hooks, accumulates into leaves' `.grad` (or capt
 gradients `autograd.grad` asked for), and frees saved values unless `retain_graph`."""
 import heapq
 
-from jax.core import Tracer as _Tracer
-
 from .._core import grad_state
+from .._core.tracing import tracing
 from .._core.tensor import Tensor, wrap
 from .graph import AccumulateGrad, accumulate_node, edge_of
 
@@ -36,13 +35,14 @@ _ONES = {}   # (shape, dtype, device) -> an immutable array of ones: the implici
 
 
 def _implicit_grad(t):
+    if tracing():                   # a cached concrete array must not enter a trace
+        from .. import ones_like
+        return ones_like(t)
     key = (t._size, t.dtype, t.device)
     arr = _ONES.get(key)
     if arr is None:
         from .. import ones_like
-        arr = ones_like(t)._value()
-        if not isinstance(arr, _Tracer):     # never cache a value from inside a jax trace
-            _ONES[key] = arr
+        arr = _ONES[key] = ones_like(t)._value()
     return wrap(arr, t.device, t.dtype)
 
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..._core import dtype as _dt
 from ..._core.tensor import Tensor
+from ..._core.tracing import tracing
 from ..._ops.registry import broadcast_shapes_checked
 from ...autograd.function import apply_jax
 
@@ -273,9 +274,10 @@ def _nll_checks(input, target, weight, ignore_index, check_dtype=True):
         if weight is not None and weight.dtype != input.dtype:
             raise RuntimeError(f"expected scalar type {_dname(input.dtype)} but found "
                                f"{_dname(weight.dtype)}")
-        t = _np(target).astype(np.int64)
-        bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
-        if bad.any():
+        # a host check, as PyTorch's kernel makes; traced labels (vmap, compile) have no values
+        t = None if tracing() else _np(target).astype(np.int64)
+        bad = None if t is None else (t != ignore_index) & ((t < 0) | (t >= n_classes))
+        if bad is not None and bad.any():
             raise IndexError(f"Target {t[bad].reshape(-1)[0]} is out of bounds.")
     return n_classes
 

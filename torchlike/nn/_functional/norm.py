@@ -14,6 +14,7 @@ import numpy as np
 
 from ..._core import grad_state
 from ..._core.tensor import Tensor, wrap
+from ..._core.tracing import tracing
 from ...autograd.function import apply_jax
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "local_response_norm",
@@ -487,8 +488,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     if weight.dim() != 2:
         raise RuntimeError("'weight' must be 2-D")
     _check_indices(input, "indices", "embedding")
-    idx = np.asarray(input._value())
-    _check_range(idx, weight.shape[0])
+    if not tracing():        # a host check; traced indices (vmap, compile) have no values
+        _check_range(np.asarray(input._value()), weight.shape[0])
     if max_norm is not None:
         input = input.contiguous()
         _embedding_renorm_(weight, input, max_norm, norm_type)
