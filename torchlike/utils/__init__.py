@@ -1,2 +1,3 @@
 """Mirrors `torch.utils`."""
 from . import data  # noqa: F401
+from . import dlpack  # noqa: F401
