@@ -70,6 +70,7 @@ from . import autograd  # noqa: E402,F401
 from . import nn  # noqa: E402,F401
 from . import optim, utils, multiprocessing, serialization, func  # noqa: E402,F401
 from ._compile import compile  # noqa: E402,F401,A001
+vmap = func.vmap
 from .serialization import load, save  # noqa: E402,F401
 from .nn import _toplevel as _nn_toplevel  # noqa: E402
 

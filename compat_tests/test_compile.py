@@ -1,0 +1,246 @@
+"""`torchlike.compile`: the same training script run eagerly and compiled leaves the same
+parameters, gradients, optimizer state, buffers and generator state (and matches real PyTorch
+where the computation is deterministic); guards re-trace on new structure, never on a new lr."""
+import warnings
+
+import jax
+import numpy as np
+import pytest
+import torch as real_torch
+
+import torchlike
+from harness import assert_same
+from nn_harness import copy_weights
+
+STEPS = 50
+
+
+# ---- models (identical code for both libraries) ----------------------------------------------
+
+def mlp(lib):
+    nn = lib.nn
+    return nn.Sequential(nn.Linear(12, 16), nn.ReLU(), nn.Linear(16, 5))
+
+
+def cnn(lib, p=0.3):
+    nn = lib.nn
+    return nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(),
+                         nn.MaxPool2d(2), nn.Flatten(), nn.Dropout(p), nn.Linear(4 * 4 * 4, 5))
+
+
+def transformer(lib, p=0.1):
+    nn = lib.nn
+
+    class Tiny(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inp = nn.Linear(6, 16)
+            self.enc = nn.TransformerEncoderLayer(16, 2, dim_feedforward=24, dropout=p,
+                                                  batch_first=True)
+            self.head = nn.Linear(16, 5)
+
+        def forward(self, x):
+            return self.head(self.enc(self.inp(x)).mean(1))
+    return Tiny()
+
+
+# Adam on the MLP; SGD on the transformer, whose key-bias gradient is pure rounding noise (zero
+# in exact arithmetic) that Adam would blow up to full-size steps in both libraries.
+MODELS = {"mlp": (mlp, (8, 12), "adam"), "cnn": (cnn, (4, 3, 8, 8), "sgd"),
+          "transformer": (transformer, (4, 3, 6), "sgd")}
+
+
+def make_step(lib, model, kind):
+    opt = (lib.optim.SGD(model.parameters(), lr=0.05, momentum=0.9) if kind == "sgd" else
+           lib.optim.Adam(model.parameters(), lr=0.01))
+    loss_fn = lib.nn.CrossEntropyLoss()
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    return step, opt
+
+
+def data(shape, n=STEPS, seed=0):
+    rng = np.random.RandomState(seed)
+    return [(rng.randn(*shape).astype(np.float32), rng.randint(0, 5, shape[0]))
+            for _ in range(n)]
+
+
+def train(lib, model, kind, batches, compiled):
+    step, opt = make_step(lib, model, kind)
+    if compiled:
+        step = torchlike.compile(step)
+    losses = [step(lib.tensor(x), lib.tensor(y)).item() for x, y in batches]
+    return losses, opt, step
+
+
+def state_of(model, opt):
+    return ([p.detach() for p in model.parameters()], [p.grad for p in model.parameters()],
+            [b for b in model.buffers()],
+            [{k: v for k, v in opt.state[p].items()} for p in model.parameters()])
+
+
+def twins(name, **kw):
+    make, shape, kind = MODELS[name]
+    torchlike.manual_seed(0)
+    a = make(torchlike, **kw)
+    b = make(torchlike, **kw)
+    b.load_state_dict(a.state_dict())
+    return a, b, shape, kind
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_compiled_matches_eager_with_dropout(name):
+    eager_m, comp_m, shape, kind = twins(name)
+    batches = data(shape)
+    torchlike.manual_seed(7)
+    le, opt_e, _ = train(torchlike, eager_m, kind, batches, False)
+    rng_e = torchlike.get_rng_state()
+    torchlike.manual_seed(7)
+    lc, opt_c, step = train(torchlike, comp_m, kind, batches, True)
+    # the compiled program draws the same dropout masks as eager execution
+    assert torchlike.equal(torchlike.get_rng_state(), rng_e)
+    assert len(step._entries) == 2      # first step (no grads, no state) and the steady state
+    np.testing.assert_allclose(lc, le, rtol=1e-4, atol=1e-5)
+    assert_same(state_of(eager_m, opt_e), state_of(comp_m, opt_c), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_compiled_matches_torch_without_dropout(name):
+    make, shape, kind = MODELS[name]
+    kw = {} if name == "mlp" else {"p": 0.0}
+    real_torch.manual_seed(0)
+    tm = make(real_torch, **kw)
+    lm = copy_weights(make(torchlike, **kw), tm)
+    batches = data(shape, seed=1)
+    lt, opt_t, _ = train(real_torch, tm, kind, batches, False)
+    ll, opt_l, _ = train(torchlike, lm, kind, batches, True)
+    np.testing.assert_allclose(ll, lt, rtol=2e-4, atol=2e-5)
+    assert_same(state_of(tm, opt_t), state_of(lm, opt_l), rtol=2e-3, atol=2e-4)
+
+
+def test_scheduler_lr_is_data_and_new_shapes_retrace():
+    eager_m, comp_m, shape, kind = twins("mlp")
+    res = []
+    for m, compiled in ((eager_m, False), (comp_m, True)):
+        step, opt = make_step(torchlike, m, "sgd")
+        sched = torchlike.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+        f = torchlike.compile(step) if compiled else step
+        for i, (x, y) in enumerate(data(shape, 8) + data((3, 12), 3)):
+            f(torchlike.tensor(x), torchlike.tensor(y))
+            sched.step()
+        res.append(state_of(m, opt))
+    assert_same(res[0], res[1], rtol=1e-5, atol=1e-6)
+    assert len(f._entries) == 3          # lr changed 5 times: no re-trace; batch 3: one
+
+
+def test_random_draws_match_eager_and_are_fresh_per_call():
+    def draw(n):
+        return torchlike.rand(n) + torchlike.randn(2, n).sum(0)
+    f = torchlike.compile(draw)
+    torchlike.manual_seed(3)
+    eager = [draw(4) for _ in range(3)]
+    torchlike.manual_seed(3)
+    comp = [f(4) for _ in range(3)]
+    assert_same(eager, comp)
+    assert not torchlike.equal(comp[1], comp[2])
+    g = torchlike.Generator().manual_seed(5)
+    f2 = torchlike.compile(lambda gen: torchlike.rand(3, generator=gen))
+    a, b = f2(g), f2(g)
+    g2 = torchlike.Generator().manual_seed(5)
+    assert_same([a, b], [torchlike.rand(3, generator=g2), torchlike.rand(3, generator=g2)])
+
+
+def test_inplace_on_arguments_and_version_counters():
+    def f(x, w):
+        x.mul_(2).add_(w)
+        return w
+    x1, x2 = torchlike.arange(4.0), torchlike.arange(4.0)
+    w = torchlike.ones(4)
+    cf = torchlike.compile(f)
+    for _ in range(3):
+        f(x1, w)
+        out = cf(x2, w)
+    assert out is w
+    assert_same(x1, x2)
+    assert x1._version == x2._version == 6
+
+
+def test_item_falls_back_to_eager_with_one_warning():
+    def f(x):
+        if x.sum().item() > 0:
+            return x * 2
+        return x - 1
+    cf = torchlike.compile(f)
+    x = torchlike.ones(3)
+    with pytest.warns(UserWarning, match=r"torchlike.compile: .*f: falling back to eager: "
+                                        r"\.item\(\)"):
+        assert_same(cf(x), f(x))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert_same(cf(-x), f(-x))        # remembered: no second warning
+    with pytest.raises(RuntimeError, match="fullgraph=True"):
+        torchlike.compile(f, fullgraph=True)(x)
+
+
+def test_no_tracer_left_behind():
+    from torchlike._ops import registry
+    m = mlp(torchlike)
+    step, opt = make_step(torchlike, m, "sgd")
+    cs = torchlike.compile(step)
+    for x, y in data((8, 12), 3):
+        cs(torchlike.tensor(x), torchlike.tensor(y))
+    arrays = [p._value() for p in m.parameters()] + [p.grad._value() for p in m.parameters()]
+    arrays += [s["momentum_buffer"]._value() for s in opt.state.values()]
+    arrays += list(registry._SCALARS.values())
+    assert not any(isinstance(a, jax.core.Tracer) for a in arrays)
+
+
+def test_compile_api_mirrors_torch():
+    for lib in (real_torch, torchlike):
+        m = lib.nn.Linear(2, 2)
+        c = lib.compile(m)
+        assert type(c).__name__ == "OptimizedModule" and c._orig_mod is m
+        assert c.weight is m.weight
+        assert list(c.state_dict()) == ["_orig_mod.weight", "_orig_mod.bias"]
+        assert lib.compile(m, disable=True) is m
+
+        def g(x):
+            return x * 2
+        assert lib.compile(fullgraph=True, mode="max-autotune")(g).__name__ == "g"
+        with pytest.raises(AssertionError, match="A callable function is expected"):
+            lib.compile(3)
+    assert repr(torchlike.compile(torchlike.nn.Linear(2, 2))) == repr(
+        real_torch.compile(real_torch.nn.Linear(2, 2)))
+
+
+def test_compiled_module_forward_in_eval_mode_matches_eager():
+    torchlike.manual_seed(0)
+    m = cnn(torchlike).eval()
+    c = torchlike.compile(m)
+    x = torchlike.randn(4, 3, 8, 8)
+    with torchlike.no_grad():
+        assert_same(c(x), m(x), rtol=1e-5, atol=1e-6)
+
+
+def test_compiled_module_with_backward_outside_matches_eager():
+    """`model = torch.compile(model)`: the forward is one program, backward runs outside it
+    (through a `CompiledFunctionBackward` node) and the optimizer step stays eager."""
+    eager_m, comp_m, shape, _ = twins("cnn")
+    cm = torchlike.compile(comp_m)
+    res = []
+    for m, call in ((eager_m, eager_m), (comp_m, cm)):
+        torchlike.manual_seed(11)
+        opt = torchlike.optim.SGD(m.parameters(), lr=0.05, momentum=0.9)
+        for x, y in data(shape, 5, seed=2):
+            opt.zero_grad()
+            out = call(torchlike.tensor(x))
+            torchlike.nn.functional.cross_entropy(out, torchlike.tensor(y)).backward()
+            opt.step()
+        res.append(state_of(m, opt))
+    assert type(out.grad_fn).__name__ == "CompiledFunctionBackward"
+    assert_same(res[0], res[1], rtol=1e-4, atol=1e-5)

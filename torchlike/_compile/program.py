@@ -1,0 +1,344 @@
+"""One compiled program per (function, walk key): trace, run, and replay its effects.
+
+Tracing runs the user's function once on JAX tracers installed in every storage the walk found
+(`state.Walk`). What the function left behind is then compared with a snapshot taken before:
+  * storages whose buffer changed become program outputs, written back on every call;
+  * slots that now hold something else (a parameter's new `.grad`, optimizer state created at
+    the first step, a module attribute) become *instructions*: set that slot to a new tensor
+    over an output, to None, to a constant, or to an object the walk reached;
+  * version counters advance by what the trace added, generators by the draws it made.
+Every object is then restored to its snapshot, so no tracer survives, and the trace call itself
+applies the plan like any later call does. Everything is addressed by position in the walk, so
+one program serves any objects of the same structure.
+"""
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .._core.storage import Storage
+from .._core.tensor import Tensor, _new
+from . import patches
+from .patches import Unsupported
+from .state import _ATOMS, hyper_values
+
+_GEN_ARRAYS = {}
+
+
+class Snapshot:
+    """Everything a trace may change on the objects the walk reached."""
+
+    def __init__(self, walk):
+        self.walk = walk
+        self.storages = [(st._data, st._np, st.shape) for st in walk.storages]
+        self.tensors = [(t._st, t._grad, t._vc, t._vc[0], t.grad_fn, t._requires_grad, t._size,
+                         t._stride, t._offset, t._natural, t.dtype) for t in walk.tensors]
+        self.dicts = [dict(d) for d in walk.dicts]
+        self.lists = [list(x) for x in walk.lists]
+        self.gens = [(g._seed, g._offset) for g in walk.gens]
+
+    def restore(self):
+        w = self.walk
+        for st, (data, npa, shape) in zip(w.storages, self.storages):
+            st._data, st._np, st.shape = data, npa, shape
+        for t, s in zip(w.tensors, self.tensors):
+            (t._st, t._grad, t._vc, vc, t.grad_fn, t._requires_grad, t._size, t._stride,
+             t._offset, t._natural, t.dtype) = s
+            t._vc[0] = vc
+            t._cache = t._cache_src = None
+        for d, snap in zip(w.dicts, self.dicts):
+            if len(d) != len(snap) or any(d.get(k, d) is not v for k, v in snap.items()):
+                d.clear()
+                d.update(snap)
+        for x, snap in zip(w.lists, self.lists):
+            x[:] = snap
+        for g, (seed, off) in zip(w.gens, self.gens):
+            g._seed, g._offset = seed, off
+
+
+class Plan:
+    """What one call of a program does besides computing: see the module docstring."""
+
+    __slots__ = ("updates", "vc", "instructions", "draws", "result", "n_out", "diff_outs",
+                 "tracked")
+
+
+class _Collector:
+    """Turns the state a trace left into program outputs and build recipes."""
+
+    def __init__(self, walk, snap, arrays):
+        self.walk, self.snap, self.arrays = walk, snap, arrays
+        self.outs = []
+        self.new_storages = {}
+        self.in_result = False
+        self.diff_outs = []
+
+    def out(self, array):
+        self.outs.append(array)
+        return len(self.outs) - 1
+
+    def recipe(self, v, depth=0):
+        """How to rebuild value `v` after a call (see `build`)."""
+        if type(v) in _ATOMS:
+            return ("c", v)
+        ref = self.walk.ref(v)
+        if ref is not None:
+            return ref
+        if depth > 8:
+            raise Unsupported(f"a {type(v).__name__} too deeply nested to rebuild")
+        if isinstance(v, Tensor):
+            return self._new_tensor(v)
+        t = type(v)
+        if t is dict:
+            return ("dict", tuple((self.key_recipe(k), self.recipe(x, depth + 1))
+                                  for k, x in v.items()))
+        if t in (list, tuple) or (isinstance(v, tuple) and hasattr(t, "_fields")):
+            return ("seq", t, tuple(self.recipe(x, depth + 1) for x in v))
+        if isinstance(v, (np.ndarray, np.generic)):
+            return ("c", v)
+        raise Unsupported(f"a new {t.__name__} object left by the function cannot be rebuilt")
+
+    def key_recipe(self, k):
+        if type(k) in _ATOMS:
+            return ("c", k)
+        ref = self.walk.ref(k)
+        if ref is None:
+            raise Unsupported("a dict keyed by an object the compiled program cannot rebuild")
+        return ref
+
+    def _new_tensor(self, t):
+        if t.grad_fn is not None and not t.grad_fn._freed:
+            if not self.in_result:
+                raise Unsupported("a tensor with autograd history was stored by the function")
+            # a result to differentiate later: its own output, attached to a backward node
+            k = self.out(t._value())
+            self.diff_outs.append(k)
+            return ("new", ("ns", k, t.dtype, t._st.device, ("diff", k)), t._size,
+                    _contiguous(t._size), 0, t.dtype, True, 0, None)
+        st = t._st
+        si = self.walk._st_ix.get(id(st))
+        if si is not None:
+            src = ("ps", si)
+        else:
+            src = self.new_storages.get(id(st))
+            if src is None:
+                if st._data is None:
+                    raise Unsupported("a tensor was shared with NumPy inside the function")
+                src = self.new_storages[id(st)] = ("ns", self.out(st._data), st.dtype,
+                                                   st.device, len(self.new_storages))
+        grad = None if t._grad is None else self.recipe(t._grad)
+        return ("new", src, t._size, t._stride, t._offset, t.dtype, t._requires_grad, t._vc[0],
+                grad)
+
+    def collect(self, result, ctx):
+        walk, snap = self.walk, self.snap
+        plan = Plan()
+        plan.updates = []
+        for i, (st, a) in enumerate(zip(walk.storages, self.arrays)):
+            if st._np is not None or st._data is None:
+                raise Unsupported("a tensor was shared with NumPy inside the function")
+            d = st._data
+            if d is not a:
+                if d.shape != a.shape or d.dtype != a.dtype:
+                    raise Unsupported("a tensor was resized inside the function")
+                plan.updates.append((i, self.out(d)))
+        plan.vc = []
+        instructions = []
+        seen_vc = set()
+        for i, (t, s) in enumerate(zip(walk.tensors, snap.tensors)):
+            if t._st is not s[0] or t._size != s[6] or t._stride != s[7] or t._offset != s[8]:
+                raise Unsupported("a tensor's storage or shape was replaced inside the function")
+            if t.grad_fn is not s[4] or t._requires_grad != s[5]:
+                raise Unsupported("a tensor's requires_grad or history changed inside the "
+                                  "function")
+            if id(t._vc) not in seen_vc:
+                seen_vc.add(id(t._vc))
+                if t._vc[0] != s[3]:
+                    plan.vc.append((i, t._vc[0] - s[3]))
+            if t._grad is not s[1]:
+                instructions.append(("grad", i, None, self.recipe(t._grad)))
+        hyper = {(id(g), k) for g, k in walk.hypers}
+        for j, (d, before) in enumerate(zip(walk.dicts, snap.dicts)):
+            if len(d) == len(before) and all(d.get(k, d) is v for k, v in before.items()):
+                continue
+            for k, v in d.items():
+                if k not in before or before[k] is not v:
+                    if (id(d), k) in hyper:
+                        raise Unsupported(f"the optimizer's '{k}' was changed inside the "
+                                          "function")
+                    instructions.append(("set", j, self.key_recipe(k), self.recipe(v)))
+            for k in before:
+                if k not in d:
+                    instructions.append(("del", j, self.key_recipe(k), None))
+        for x, before in zip(walk.lists, snap.lists):
+            if len(x) != len(before) or any(a is not b for a, b in zip(x, before)):
+                raise Unsupported("a list was changed inside the function")
+        ctx.check_generators(walk)
+        plan.instructions = tuple(instructions)
+        plan.draws = tuple(ctx.draws)
+        self.in_result = True
+        plan.result = self.recipe(result)
+        plan.n_out = len(self.outs)
+        plan.diff_outs = tuple(self.diff_outs)
+        plan.tracked = ()
+        if self.diff_outs:
+            tracked = []
+            for i, (t, s) in enumerate(zip(walk.tensors, snap.tensors)):
+                if s[5]:
+                    if not t._natural:
+                        raise Unsupported("a strided view that requires grad feeds a result "
+                                          "differentiated outside the function")
+                    tracked.append((walk._st_ix[id(t._st)], i))
+            plan.tracked = tuple(tracked)
+        return plan, self.outs
+
+
+class _Build:
+    """Rebuilds recipes for one call (new storages shared by several tensors stay shared)."""
+
+    __slots__ = ("walk", "outs", "storages", "diff")
+
+    def __init__(self, walk, outs):
+        self.walk, self.outs, self.storages, self.diff = walk, outs, {}, []
+
+    def __call__(self, r):
+        kind = r[0]
+        if kind == "c":
+            return r[1]
+        if kind == "t":
+            return self.walk.tensors[r[1]]
+        if kind == "o":
+            return self.walk.objs[r[1]]
+        if kind == "new":
+            _, src, size, stride, offset, dtype, rg, vc, grad = r
+            if src[0] == "ps":
+                st = self.walk.storages[src[1]]
+            else:
+                st = self.storages.get(src[4])
+                if st is None:
+                    st = self.storages[src[4]] = Storage(self.outs[src[1]], src[2], src[3])
+            t = _new(Tensor, st, size, stride, offset, [vc], None)
+            t.dtype = dtype
+            t._requires_grad = rg
+            if grad is not None:
+                t._grad = self(grad)
+            if type(src[4]) is tuple:
+                self.diff.append(t)
+            return t
+        if kind == "dict":
+            return {self(k): self(v) for k, v in r[1]}
+        if kind == "seq":
+            t, items = r[1], [self(x) for x in r[2]]
+            return t(*items) if hasattr(t, "_fields") else t(items)
+        raise AssertionError(kind)
+
+
+class Entry:
+    """The jitted program of one walk key, and its plan (set when it is traced)."""
+
+    __slots__ = ("fn", "jitted", "plan", "ctx", "unknown", "vjp_fn")
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.plan = None
+        self.unknown = ()
+        self.ctx = None
+        self.jitted = jax.jit(self._pure)
+
+        def results(arrays, hypers, gens):
+            """The differentiable results alone (the forward of the backward node)."""
+            outs = self.jitted(list(arrays), hypers, gens)
+            return tuple(outs[k] for k in self.plan.diff_outs)
+        self.vjp_fn = results
+
+    def _pure(self, arrays, hypers, gens):
+        if self.ctx is None:
+            raise RuntimeError("torchlike.compile: a program was re-traced outside its call "
+                               "(JAX's caches were cleared between forward and backward)")
+        walk, snap, args, kwargs = self.ctx
+        for st, a in zip(walk.storages, arrays):
+            st._np = None
+            st._data = a
+            st.shape = a.shape
+        ctx = patches.TraceContext(walk, hypers, gens)
+        self.unknown = ctx.unknown_gens
+        with patches.tracing(ctx):
+            result = self.fn(*args, **kwargs)
+        plan, outs = _Collector(walk, snap, arrays).collect(result, ctx)
+        self.plan = plan
+        return outs
+
+    def __call__(self, walk, args, kwargs, snap=None):
+        """Run the program on the state `walk` found; with `snap`, trace it first."""
+        arrays = [st._data if st._data is not None else jnp.asarray(st._np)
+                  for st in walk.storages]
+        hv = hyper_values(walk)
+        gstate = tuple((g._seed, g._offset) for g in walk.gens)
+        gens = _GEN_ARRAYS.get(gstate)
+        if gens is None:       # a step that draws nothing keeps the same (device) array
+            if len(_GEN_ARRAYS) > 64:
+                _GEN_ARRAYS.clear()
+            gens = _GEN_ARRAYS[gstate] = jnp.asarray(np.array(gstate, dtype=np.uint64))
+        if snap is not None:
+            self.ctx = (walk, snap, args, kwargs)
+            try:
+                outs = self.jitted(arrays, hv, gens)
+            finally:
+                self.ctx = None
+                snap.restore()
+        else:
+            outs = self.jitted(arrays, hv, gens)
+        return self.apply(walk, outs, (arrays, hv, gens))
+
+    def apply(self, walk, outs, inputs):
+        plan = self.plan
+        storages, tensors = walk.storages, walk.tensors
+        for i, k in plan.updates:
+            st = storages[i]
+            if st._np is None:
+                st._data = outs[k]
+            else:
+                st._np[...] = np.asarray(outs[k]).reshape(-1)
+        for i, d in plan.vc:
+            tensors[i]._vc[0] += d
+        build = _Build(walk, outs)
+        for kind, j, k, r in plan.instructions:
+            if kind == "grad":
+                tensors[j]._grad = build(r)
+            elif kind == "set":
+                walk.dicts[j][build(k)] = build(r)
+            else:
+                del walk.dicts[j][build(k)]
+        for g, n in zip(walk.gens, plan.draws):
+            if n:
+                g._offset = (g._offset + n) & patches._U64
+        result = build(plan.result)
+        if plan.diff_outs:
+            from ..autograd.function import record
+            arrays, hv, gens = inputs
+            tracked = [((0, si), tensors[ti]) for si, ti in plan.tracked]
+            record("CompiledFunctionBackward", self.vjp_fn, [tuple(arrays), hv, gens], tracked,
+                   build.diff, False, "none")
+        return result
+
+
+def _contiguous(size):
+    from .._core.layout import contiguous_strides
+    return contiguous_strides(size)
+
+
+TRACE_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
+                jax.errors.UnexpectedTracerError, Unsupported)
+
+
+def reason(e):
+    """A short human reason for a trace failure."""
+    if isinstance(e, Unsupported):
+        return str(e)
+    if isinstance(e, jax.errors.TracerArrayConversionError):
+        return ".item(), .tolist(), .numpy() or printing needs a traced tensor's value"
+    if isinstance(e, jax.errors.TracerBoolConversionError):
+        return "Python control flow (if/while/bool) depends on a traced tensor's value"
+    if isinstance(e, (jax.errors.TracerIntegerConversionError,
+                      jax.errors.ConcretizationTypeError)):
+        return "a Python value (int/float/index) was taken from a traced tensor"
+    return f"{type(e).__name__}: {e}"
