@@ -16,7 +16,7 @@ def load():
 
 
 def bench(run, bench_id):
-    return next(b for b in run["benchmarks"] if b["id"] == bench_id)
+    return next((b for b in run["benchmarks"] if b["id"] == bench_id), None)
 
 
 def target_met(row):
@@ -52,7 +52,7 @@ def _met(rows):
 
 
 def markdown(bench_id):
-    runs = [bench(run, bench_id) for run in load()["runs"]]
+    runs = [x for x in (bench(run, bench_id) for run in load()["runs"]) if x is not None]
     b = runs[0]
     libs = [lib for lib in LIBS if any(r.get(lib) is not None for r in b["rows"])]
     refs = [lib for lib in ("torch", "jax") if lib in libs]
@@ -60,7 +60,7 @@ def markdown(bench_id):
     head += [f"torchlike / {HEADS[ref]}" for ref in refs] + ["target", "met"]
     out = ["| " + " | ".join(head) + " |", "|---" + "|--:" * (len(head) - 3) + "|---|---|"]
     for r in b["rows"]:
-        same = [next(x for x in run["rows"] if x["name"] == r["name"]) for run in runs]
+        same = [x for run in runs for x in run["rows"] if x["name"] == r["name"]]
         cells = [r["name"]] + [_num(r.get(lib)) for lib in libs]
         cells += [", ".join(ratio(x, ref) for x in same) for ref in refs]
         cells += [target_text(r["target"], b["unit"]) if r.get("target") else "-", _met(same)]
