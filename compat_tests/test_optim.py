@@ -333,3 +333,29 @@ def test_user_defined_optimizer_subclass():
         _train(torch, opt, w, b, 5)
         return [w, b, errs, opt.state_dict(), repr(opt)]
     check(run)
+
+
+def test_donated_buffers_never_observable():
+    """step() lets XLA reuse parameter/state buffers only when nothing else holds them: an array a
+    user took with `.jax()` stays readable and unchanged, and the update equals torch's."""
+    import torch as real_torch
+    import torchlike as tl
+    init = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
+    results = []
+    for lib in (real_torch, tl):
+        p = lib.nn.Parameter(lib.tensor(init.copy()))
+        opt = lib.optim.SGD([p], lr=0.1, momentum=0.9)
+        for _ in range(2):
+            opt.zero_grad()
+            (p * p).sum().backward()
+            if lib is tl:
+                held, buf = p.jax(), opt.state[p].get("momentum_buffer")
+                held_buf = buf.jax() if buf is not None else None
+                before = np.asarray(held).copy()
+            opt.step()
+            if lib is tl:
+                np.testing.assert_array_equal(np.asarray(held), before)
+                if held_buf is not None:
+                    np.asarray(held_buf)          # still alive: not donated
+        results.append(p.detach().numpy().copy())
+    np.testing.assert_allclose(results[1], results[0], rtol=1e-6)
