@@ -81,6 +81,28 @@ def _cross_map_fn(size, alpha, beta, k):
     return jax.jit(f)
 
 
+def _affine_params(module, affine, shape, bias, device, dtype):
+    """`weight` (and `bias`, unless `bias` is False) of `shape`, or both None: the affine
+    parameters LayerNorm and GroupNorm register."""
+    if affine:
+        torch = _lib()
+        module.weight = Parameter(torch.empty(shape, device=device, dtype=dtype))
+        if bias:
+            module.bias = Parameter(torch.empty(shape, device=device, dtype=dtype))
+        else:
+            module.register_parameter("bias", None)
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+
+
+def _reset_affine(module, affine):
+    if affine:
+        init.ones_(module.weight)
+        if module.bias is not None:
+            init.zeros_(module.bias)
+
+
 class LayerNorm(Module):
     """Mirrors `torch.nn.LayerNorm`."""
 
@@ -88,30 +110,17 @@ class LayerNorm(Module):
 
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
                  device=None, dtype=None):
-        torch = _lib()
-        factory_kwargs = {"device": device, "dtype": dtype}
         super().__init__()
         if isinstance(normalized_shape, numbers.Integral):
             normalized_shape = (normalized_shape,)
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if self.elementwise_affine:
-            self.weight = Parameter(torch.empty(self.normalized_shape, **factory_kwargs))
-            if bias:
-                self.bias = Parameter(torch.empty(self.normalized_shape, **factory_kwargs))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_params(self, elementwise_affine, self.normalized_shape, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self, self.elementwise_affine)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -128,8 +137,6 @@ class GroupNorm(Module):
 
     def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None,
                  *, bias=True):
-        torch = _lib()
-        factory_kwargs = {"device": device, "dtype": dtype}
         super().__init__()
         if num_channels % num_groups != 0:
             raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups "
@@ -138,22 +145,11 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if self.affine:
-            self.weight = Parameter(torch.empty(num_channels, **factory_kwargs))
-            if bias:
-                self.bias = Parameter(torch.empty(num_channels, **factory_kwargs))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_params(self, affine, num_channels, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self, self.affine)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
