@@ -119,8 +119,16 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     _check_channels("bias", bias, c, input)
     if not training and (running_mean is None or running_var is None):
         raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
-    update = bool(training and running_mean is not None and running_var is not None)
-    fn = _bn_fn(bool(training), update, float(eps), False)
+    return _normalize(input, running_mean, running_var, weight, bias, bool(training), momentum,
+                      eps, per_instance=False)
+
+
+def _normalize(input, running_mean, running_var, weight, bias, batch_stats, momentum, eps,
+               per_instance):
+    """batch_norm / instance_norm: one kernel (and autograd node) normalising with the batch's
+    (or each instance's) statistics or the running ones, updating the running ones in place."""
+    update = bool(batch_stats and running_mean is not None and running_var is not None)
+    fn = _bn_fn(batch_stats, update, float(eps), per_instance)
     outs = apply_jax(fn, [input, weight, bias, running_mean, running_var,
                           float(momentum) if momentum is not None else 0.0],
                      "NativeBatchNormBackward0")
@@ -150,15 +158,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     c = input.shape[1]
     _check_channels("weight", weight, c, input)
     _check_channels("bias", bias, c, input)
-    update = bool(use_input_stats and running_mean is not None and running_var is not None)
-    fn = _bn_fn(bool(use_input_stats), update, float(eps), True)
-    outs = apply_jax(fn, [input, weight, bias, running_mean, running_var,
-                          float(momentum) if momentum is not None else 0.0],
-                     "NativeBatchNormBackward0")
-    if update:
-        _write(running_mean, outs[1]._value())
-        _write(running_var, outs[2]._value())
-    return outs[0]
+    return _normalize(input, running_mean, running_var, weight, bias, bool(use_input_stats),
+                      momentum, eps, per_instance=True)
 
 
 # ---- layer / group / rms norm -----------------------------------------------------------------
