@@ -23,6 +23,17 @@ def _fill_padding_row(weight, padding_idx):
             grad_state.ENABLED[0] = prev
 
 
+
+def _padding_index(padding_idx, num_embeddings, word):
+    """`padding_idx` made non-negative, with PyTorch's assertion (Embedding and EmbeddingBag
+    spell its name differently) when it is out of range."""
+    if padding_idx is not None:
+        if not -num_embeddings <= padding_idx < num_embeddings:
+            raise AssertionError(f"{word} must be within num_embeddings")
+        if padding_idx < 0:
+            padding_idx += num_embeddings
+    return padding_idx
+
 class Embedding(Module):
     """Mirrors `torch.nn.Embedding`."""
 
@@ -37,15 +48,7 @@ class Embedding(Module):
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
-        if padding_idx is not None:
-            if padding_idx > 0:
-                if padding_idx >= self.num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
-            elif padding_idx < 0:
-                if padding_idx < -self.num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
-                padding_idx = self.num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = _padding_index(padding_idx, num_embeddings, "Padding_idx")
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
@@ -114,15 +117,7 @@ class EmbeddingBag(Module):
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
-        if padding_idx is not None:
-            if padding_idx > 0:
-                if padding_idx >= self.num_embeddings:
-                    raise AssertionError("padding_idx must be within num_embeddings")
-            elif padding_idx < 0:
-                if padding_idx < -self.num_embeddings:
-                    raise AssertionError("padding_idx must be within num_embeddings")
-                padding_idx = self.num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = _padding_index(padding_idx, num_embeddings, "padding_idx")
         if _weight is None:
             self.weight = Parameter(torch.empty((num_embeddings, embedding_dim), **factory_kwargs))
             self.reset_parameters()
