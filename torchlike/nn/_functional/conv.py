@@ -20,6 +20,7 @@ from jax import lax
 
 from ..._core.tensor import Tensor
 from ...autograd.function import apply_jax
+from .misc import _cname
 
 __all__ = [
     "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
@@ -36,8 +37,6 @@ __all__ = [
 
 _HIGHEST = lax.Precision.HIGHEST
 _DN = {1: ("NCH", "OIH", "NCH"), 2: ("NCHW", "OIHW", "NCHW"), 3: ("NCDHW", "OIDHW", "NCDHW")}
-_CNAME = {"float32": "float", "float64": "double", "float16": "c10::Half",
-          "bfloat16": "c10::BFloat16", "int64": "long", "int32": "int"}
 
 
 def _ntuple(v, n, name="stride", op=None):
@@ -49,11 +48,6 @@ def _ntuple(v, n, name="stride", op=None):
             return v * n
         return v
     return (int(v),) * n
-
-
-def _dtname(t):
-    return _CNAME.get(t.dtype.np.name if hasattr(t.dtype, "np") else str(t.dtype),
-                      str(t.dtype).replace("torch.", ""))
 
 
 _SCALAR_TYPE = {"float32": "Float", "float64": "Double", "float16": "Half",
@@ -124,12 +118,13 @@ def _check_conv(nd, name, input, weight, bias, groups, transposed):
         raise RuntimeError(f"expected stride to be a single integer value or a list of {k} "
                            f"values to match the convolution dimensions, but got stride="
                            f"{_sizes([1] * nd)}")
+    # PyTorch checks the bias dtype first; the transposed kernels cast the bias instead
+    if not transposed and bias is not None and bias.dtype != input.dtype:
+        raise RuntimeError(f"Input type ({_cname(input.dtype)}) and bias type "
+                           f"({_cname(bias.dtype)}) should be the same")
     if input.dtype != weight.dtype:
         raise RuntimeError(f"expected scalar type {_scalar_type(input)} but found "
                            f"{_scalar_type(weight)}")
-    if bias is not None and bias.dtype != input.dtype:
-        raise RuntimeError(f"Input type ({_dtname(input)}) and bias type ({_dtname(bias)}) "
-                           f"should be the same")
     shape = tuple(input.shape) if input.dim() == nd + 2 else (1,) + tuple(input.shape)
     ws = tuple(weight.shape)
     if not transposed and ws[0] % groups != 0:

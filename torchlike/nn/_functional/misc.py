@@ -69,14 +69,18 @@ def _vnorm(x, p, axis, keepdims=False):
 
 # ---- linear / bilinear ------------------------------------------------------------------------
 
-def _linear_check(*ds):
-    ds = [d for d in ds if d is not None]
-    if len({str(d) for d in ds[:2]}) > 1:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                           f"{_cname(ds[0])} != {_cname(ds[1])}")
-    if len(ds) == 3 and str(ds[2]) != str(ds[0]):
-        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_short(ds[2])} and "
-                           f"{_short(ds[0])}")
+def _linear_check(input, weight, bias=None):
+    # with a bias PyTorch runs addmm (bias checked against the weight first), without one mm
+    if bias is None:
+        if str(input) != str(weight):
+            raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                               f"{_cname(input)} != {_cname(weight)}")
+    elif str(bias) != str(weight):
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_short(bias)} and "
+                           f"{_short(weight)}")
+    elif str(input) != str(weight):
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_short(input)} and "
+                           f"{_short(weight)}")
 
 
 @_row("linear", "AddmmBackward0", tensors=("input", "weight", "bias"), promote=None,
