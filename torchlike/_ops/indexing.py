@@ -124,7 +124,7 @@ def _basic(self, index):
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
     advanced = None
     d = 0
-    for o in norm:
+    for pos, o in enumerate(norm):  # PyTorch's bounds errors name the position in the index
         t = type(o)
         if t is int:
             if not size:
@@ -133,7 +133,8 @@ def _basic(self, index):
                                  "number")
             n = size[d]
             if o < -n or o >= n:
-                raise IndexError(f"index {o} is out of bounds for dimension {d} with size {n}")
+                raise IndexError(f"index {o} is out of bounds for dimension {pos} with size "
+                                 f"{n}")
             if o < 0:
                 o += n
             offset += o * stride[d]
@@ -193,7 +194,7 @@ def _basic(self, index):
                         i = int(o.item())
                         n = size[d]
                         if i < -n or i >= n:
-                            raise IndexError(f"index {i} is out of bounds for dimension {d} with "
+                            raise IndexError(f"index {i} is out of bounds for dimension {pos} with "
                                              f"size {n}")
                         offset += (i + n if i < 0 else i) * stride[d]
                         del size[d]
@@ -953,11 +954,16 @@ def index_select(input, dim, index, *, out=None):
         raise IndexError("index_select(): Index is supposed to be a vector")
     if index.dtype not in (dt.int64, dt.int32):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    if not n and index.numel() != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
+                           f"{index.numel()} value(s)")
     size = input._size[d] if n else 1
     if index.numel():
         a = _host(index)
         bad = (a < 0) | (a >= size)
         if bad.any():
+            if d != 1:  # PyTorch's CPU kernel has a dim-1 path with its own message
+                raise IndexError("index out of range in self")
             raise RuntimeError(f"INDICES element is out of DATA bounds, id={a[bad].reshape(-1)[0]} "
                                f"axis_dim={size}")
 

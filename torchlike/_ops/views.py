@@ -85,10 +85,14 @@ def _infer_size(shape, n):
                 raise RuntimeError("only one dimension can be inferred")
             infer = i
         elif s < 0:
-            raise RuntimeError(f"invalid shape dimension {s}")
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {shape}")
         else:
             known *= s
     if infer is not None:
+        if known == 0 and n == 0:
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {shape} because "
+                               f"the unspecified dimension size -1 can be any value and is "
+                               f"ambiguous")
         if known == 0 or n % known:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {n}")
         shape[infer] = n // known
@@ -355,13 +359,13 @@ def unflatten(self, dim, sizes):
 
 
 def _infer_unflatten(sizes, n, d):
-    if -1 in sizes:
-        known = math.prod(s for s in sizes if s != -1)
-        return tuple(n // known if s == -1 else s for s in sizes)
-    if math.prod(sizes) != n:
-        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
-                           f"size of dim {d} ({n}) in the input tensor")
-    return sizes
+    try:
+        return _infer_size(sizes, n)
+    except RuntimeError as e:
+        if "is invalid for input of size" in str(e):
+            raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to "
+                               f"the size of dim {d} ({n}) in the input tensor") from None
+        raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
 
 
 @view_op(function=False)
