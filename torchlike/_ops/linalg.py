@@ -4,7 +4,6 @@ Products are single jitted `jnp.matmul`/`jnp.einsum` kernels; PyTorch's shape an
 run while tracing. Decompositions whose failure PyTorch reports as `LinAlgError` (inv, solve,
 cholesky) return a per-matrix status from the kernel, checked on the host.
 """
-import collections
 import math
 import operator
 import warnings
@@ -14,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import gradfix as _gf
+from .. import return_types as rt
 from .._core import dtype as dt
 from .._core.tensor import Tensor, _wrap_dim
 from .registry import (FUNCTIONS, METHODS, OPS, broadcast_shapes_checked, call, op,
@@ -46,10 +46,7 @@ def _register(name, fn, method=True, function=True, aliases=()):
             METHODS[a] = fn
 
 
-def _nt(name, fields):
-    t = collections.namedtuple(name, fields)
-    t.__module__ = "torch.return_types"
-    return t
+_nt = rt.make
 
 
 # ---- products ------------------------------------------------------------------------------
@@ -72,24 +69,37 @@ def _dot_checks(a, b):
     _no_bool(a, "dot")
 
 
-def _mm_checks(a, b):
-    if a.dtype != b.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_lower(a)} != "
-                           f"{_lower(b)}")
+def _mm_shape_check(a, b):
     if a.shape[1] != b.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} "
                            f"and {b.shape[0]}x{b.shape[1]})")
+
+
+def _mm_checks(a, b):
+    _mm_shape_check(a, b)
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_lower(a)} != "
+                           f"{_lower(b)}")
     _no_bool(a, "addmm_impl_cpu_")
 
 
-def _mv_checks(m, v, rows=None):
-    if m.dtype != v.dtype:
-        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_nm(v)}, "
-                           f"{_nm(m)}, and {_nm(v)}")
+def _addmm_dtype_checks(inp, m1, m2):
+    """addmm/addbmm compare `self` with `mat2`, then `mat1` with `mat2`."""
+    for name, x in (("self", inp), ("mat1", m1)):
+        if x.dtype != m2.dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got {_nm(x)} and "
+                               f"{_nm(m2)}")
+
+
+def _mv_checks(m, v, rows=None, inp=None):
     if m.shape[-1] != v.shape[0]:
         r = rows if rows is not None else m.shape[0]
         raise RuntimeError(f"size mismatch, got input ({r}), mat ({r}x{m.shape[-1]}), vec "
                            f"({v.shape[0]})")
+    inp = v if inp is None else inp
+    if not m.dtype == v.dtype == inp.dtype:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_nm(inp)}, "
+                           f"{_nm(m)}, and {_nm(v)}")
     _no_bool(m, "addmv_impl_cpu")
 
 
@@ -106,17 +116,19 @@ def _matmul(a, b):
         _mm_checks(a.reshape(1, -1), b)
     elif da == 2 and db == 2:
         _mm_checks(a, b)
-    elif db == 1:
+    elif db == 1:  # PyTorch folds the batch dimensions into an mv / mm
         _mv_checks(a, b, rows=math.prod(a.shape[:-1]))
+    elif db == 2:
+        _mm_checks(a.reshape(-1, a.shape[-1]), b)
     else:
         batch = broadcast_shapes_checked([a.shape[:-2], b.shape[:-2]])
-        if a.dtype != b.dtype:
-            raise RuntimeError(f"expected scalar type {_nm(a)} but found {_nm(b)}")
         k = a.shape[-1]
         if b.shape[-2] != k:
             n = math.prod(batch)
             raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                                f"[{n}, {k}] but got: [{n}, {b.shape[-2]}].")
+        if a.dtype != b.dtype:
+            raise RuntimeError(f"expected scalar type {_nm(a)} but found {_nm(b)}")
         _no_bool(a, "bmm")
     return jnp.matmul(a, b)
 
@@ -151,17 +163,20 @@ def mm(input, mat2):
     return jnp.matmul(input, mat2)
 
 
-def _bmm_checks(a, b):
+def _bmm_checks(a, b, inp=None, what="bmm"):
     if a.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if b.ndim != 3:
         raise RuntimeError("batch2 must be a 3D tensor")
-    if a.dtype != b.dtype:
-        raise RuntimeError(f"expected scalar type {_nm(a)} but found {_nm(b)}")
     if b.shape[0] != a.shape[0] or b.shape[1] != a.shape[2]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
-    _no_bool(a, "bmm")
+    if inp is not None and inp.dtype != a.dtype:
+        raise RuntimeError(f"Input dtypes must be the same, got: input {_lower(inp)}, batch1: "
+                           f"{_lower(a)}, batch2: {_lower(b)}")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"expected scalar type {_nm(a)} but found {_nm(b)}")
+    _no_bool(a, what)
 
 
 @op(tensors=("input", "mat2"), promote=None, family=F)
@@ -246,7 +261,9 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         raise RuntimeError(f"mat1 must be a matrix, got {mat1.ndim}-D tensor")
     if mat2.ndim != 2:
         raise RuntimeError(f"mat2 must be a matrix, got {mat2.ndim}-D tensor")
-    _mm_checks(mat1, mat2)
+    _addmm_dtype_checks(input, mat1, mat2)
+    _mm_shape_check(mat1, mat2)
+    _no_bool(mat1, "addmm_impl_cpu_")
     return _addlike(input, jnp.matmul(mat1, mat2), beta, alpha)
 
 
@@ -256,7 +273,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
     if mat.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, "
                            f"{vec.ndim}")
-    _mv_checks(mat, vec)
+    _mv_checks(mat, vec, inp=input)
     return _addlike(input, jnp.matmul(mat, vec), beta, alpha)
 
 
@@ -274,14 +291,25 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
 @op(tensors=("input", "batch1", "batch2"), scalars=("beta", "alpha"), promote=None,
     inplace=True, family=F)
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
-    _bmm_checks(batch1, batch2)
+    _bmm_checks(batch1, batch2, inp=input, what="baddbmm")
     return _addlike(input, jnp.matmul(batch1, batch2), beta, alpha)
 
 
 @op(tensors=("input", "batch1", "batch2"), scalars=("beta", "alpha"), promote=None,
     inplace=True, family=F)
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
-    _bmm_checks(batch1, batch2)
+    if batch1.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if batch2.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if batch1.shape[0] != batch2.shape[0]:
+        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got "
+                           f"{batch1.shape[0]} and {batch2.shape[0]}")
+    if batch1.shape[2] != batch2.shape[1]:
+        raise RuntimeError(f"Incompatible matrix sizes for bmm ({batch1.shape[1]}x"
+                           f"{batch1.shape[2]} and {batch2.shape[1]}x{batch2.shape[2]})")
+    _addmm_dtype_checks(input, batch1, batch2)
+    _no_bool(batch1, "addmm_impl_cpu_")
     return _addlike(input, jnp.sum(jnp.matmul(batch1, batch2), axis=0), beta, alpha)
 
 

@@ -10,8 +10,8 @@ from jax.scipy import special as jsp
 
 from .._core import dtype as dt
 from . import gradfix as _gf
+from .. import return_types as rt
 import builtins
-import collections
 import math
 
 import numpy as np
@@ -554,8 +554,7 @@ def _mvlgamma_check(d):
 
 OPS["mvlgamma"].check = _mvlgamma_check
 
-frexp_result = collections.namedtuple("frexp", ["mantissa", "exponent"])
-frexp_result.__module__ = "torch.return_types"
+frexp_result = rt.make("frexp", ("mantissa", "exponent"))
 
 
 def _frexp_check(d):
