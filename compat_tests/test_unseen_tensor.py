@@ -63,3 +63,16 @@ _MM_ERRORS = [
 def test_matmul_family_check_order(expr):
     check(lambda torch: eval(expr, dict(torch=torch, o=torch.ones, d=torch.float64,
                                         b=torch.bool)))
+
+
+# ---- einsum sublist form ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("expr", [
+    "torch.einsum(a, [0, 1], b, [1, 2], [0, 2])", "torch.einsum(a, [0, 1], b, [1, 2])",
+    "torch.einsum(a, [..., 1], b, [1, 2], [..., 2])", "torch.einsum(a, [30, 1])",
+    "torch.einsum(a, [0, 1], [1])", "torch.einsum(a, [60, 1])", "torch.einsum()",
+    "torch.einsum(a, [0, 0])",
+])
+def test_einsum_sublist(expr):
+    check(lambda torch: eval(expr, dict(torch=torch, a=torch.arange(6.).reshape(2, 3),
+                                        b=torch.arange(12.).reshape(3, 4))))

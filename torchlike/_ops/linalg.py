@@ -336,6 +336,11 @@ def _einsum(equation, operands):
             raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(term)}) "
                                f"does not match the number of dimensions ({o.ndim}) for operand "
                                f"{i} and no ellipsis was given")
+        mine = {}
+        for c, s in zip(term, o.shape):
+            if mine.setdefault(c, s) != s:
+                raise RuntimeError(f"einsum(): subscript {c} is repeated for operand {i} but the "
+                                   f"sizes don't match, {s} != {mine[c]}")
         for c, s in zip(term, o.shape):
             if c in seen and seen[c] != s and seen[c] != 1 and s != 1:
                 raise RuntimeError(f"einsum(): subscript {c} has size {s} for operand {i} which "
@@ -347,8 +352,30 @@ def _einsum(equation, operands):
     return jnp.einsum(eq, *operands)
 
 
-def einsum(equation, *operands):
-    """Mirrors `torch.einsum` (operands as varargs or one list)."""
+def _sublist(sub):
+    def label(n):
+        if n is Ellipsis:
+            return "..."
+        if not 0 <= n < 52:
+            raise ValueError("einsum(): subscript in subscript list is not within the valid "
+                             "range [0, 52)")
+        return chr(ord("A") + n) if n < 26 else chr(ord("a") + n - 26)
+    return "".join(label(n) for n in sub)
+
+
+def einsum(*args):
+    """Mirrors `torch.einsum`: (equation, *operands), (equation, [operands]) or the sublist
+    form (op1, sublist1, op2, sublist2, ..., [sublist_out])."""
+    if not args:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, "
+                        "or at least one operand and its subscripts list")
+    if not isinstance(args[0], str):
+        operands = args[0::2][:len(args) // 2]
+        equation = ",".join(_sublist(s) for s in args[1::2][:len(operands)])
+        if len(args) % 2:
+            equation += "->" + _sublist(args[-1])
+        return call(OPS["_einsum"], (equation, tuple(operands)))
+    equation, operands = args[0], args[1:]
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     return call(OPS["_einsum"], (equation, tuple(operands)))
