@@ -712,7 +712,8 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
                          reduction="mean"):
     """Mirrors `torch.nn.functional.hinge_embedding_loss`."""
     reduction = _reduction(size_average, reduce, reduction)
-    broadcast_shapes_checked([tuple(input.shape), tuple(target.shape)])
+    # PyTorch's first broadcast is where(target != 1, margin - input, 0): target comes first
+    broadcast_shapes_checked([tuple(target.shape), tuple(input.shape)])
     fn = _hinge_k(reduction, float(margin), _float_result(input, target).np)
     return _run(fn, (input, target), _rname(reduction, "AddBackward0"))
 
