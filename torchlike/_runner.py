@@ -123,7 +123,8 @@ def run(argv):
         script = argv[0]
         sys.argv = list(argv)
         sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
-        target, runner, kwargs = script, runpy.run_path, {"run_name": "__main__"}
+        # `python script.py` gives the script's code (tracebacks, warnings) its absolute path
+        target, runner, kwargs = os.path.abspath(script), runpy.run_path, {"run_name": "__main__"}
     try:
         runner(target, **kwargs)
     except SystemExit:
