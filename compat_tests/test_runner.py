@@ -99,3 +99,23 @@ def test_names_table_is_real_torchs():
         stored = json.load(f)
     assert stored == json.loads(out.stdout), out.stderr[-2000:]
     assert _missing.torch_table()["torch.nn"] == frozenset(stored["torch.nn"])
+
+
+def test_from_missing_torch_module_import_name_is_one_clear_line(tmp_path):
+    """`from torch.optim.swa_utils import X` (a torch module torchlike lacks) reports the missing
+    name, not a ModuleNotFoundError for torchlike's own stand-in module."""
+    (tmp_path / "s.py").write_text("from torch.optim.swa_utils import AveragedModel\n")
+    ours = _run("-m", "torchlike", "s.py", cwd=tmp_path)
+    assert ours.returncode == 1
+    assert ours.stderr.strip().splitlines()[-1] == (
+        "NotImplementedError: torch.optim.swa_utils.AveragedModel is not available in "
+        "torchlike yet"), ours.stderr
+
+
+def test_missing_function_shadowing_a_torch_module_raises_not_available():
+    """`torch.nn.utils.spectral_norm` is both a torch module and the function that shadows it:
+    calling torchlike's stand-in says what is missing (not "'module' object is not callable")."""
+    assert callable(real_torch.nn.utils.spectral_norm)
+    with pytest.raises(NotImplementedError,
+                       match=r"^torch\.nn\.utils\.spectral_norm is not available in torchlike"):
+        torchlike.nn.utils.spectral_norm(torchlike.nn.Linear(2, 2))

@@ -44,9 +44,23 @@ def tensor_missing(cls_name, name):
     return AttributeError(f"'{cls_name}' object has no attribute '{name}'")
 
 
+class _StubModule(types.ModuleType):
+    """Calling it raises `NotAvailable` too: some torch names are both a module and the function
+    that shadows it as an attribute (`torch.nn.utils.weight_norm`)."""
+
+    def __call__(self, *args, **kwargs):
+        raise NotAvailable(f"{torch_name(self.__name__)} is not available in torchlike yet")
+
+
 def stub_module(torch_mod):
-    """A stand-in for a torch module torchlike lacks: any attribute raises `NotAvailable`."""
-    mod = types.ModuleType(torchlike_name(torch_mod))
+    """A stand-in for a torch module torchlike lacks: any attribute raises `NotAvailable`. It is
+    registered under its torchlike name, so `from torch.x import name` (which imports
+    `<module __name__>.name` when the attribute is missing) ends in the ImportError Python gives
+    for a missing name rather than a ModuleNotFoundError for the stub itself."""
+    mod = sys.modules.get(torchlike_name(torch_mod))
+    if isinstance(mod, _StubModule):
+        return mod
+    mod = _StubModule(torchlike_name(torch_mod))
     mod.__path__ = []
 
     def __getattr__(name):
@@ -54,6 +68,7 @@ def stub_module(torch_mod):
             raise AttributeError(name)
         raise NotAvailable(f"{torch_mod}.{name} is not available in torchlike yet")
     mod.__getattr__ = __getattr__
+    sys.modules[mod.__name__] = mod
     return mod
 
 
