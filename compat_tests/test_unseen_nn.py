@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import warnings
 
 import numpy as np
 
@@ -47,3 +48,25 @@ def test_runner_gives_the_script_its_absolute_path(tmp_path):
     assert str(tmp_path / "script.py") in real.stderr
     assert [l for l in real.stderr.splitlines() if "script.py" in l] == \
         [l for l in ours.stderr.splitlines() if "script.py" in l]
+
+
+def _warnings_of(fn):
+    """`fn(torch)` -> a function giving (category name, message, filename) of each warning."""
+    def run(torch):
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            out = fn(torch)
+        return out, [(w.category.__name__, str(w.message), os.path.basename(w.filename))
+                     for w in got]
+    return run
+
+
+def test_deprecated_upsample_functions_warn_at_the_caller():
+    x = arr(1, 2, 3, 3)
+    check(_warnings_of(lambda torch: torch.nn.functional.upsample(
+        torch.tensor(x), scale_factor=2)))
+    check(_warnings_of(lambda torch: torch.nn.functional.upsample_nearest(
+        torch.tensor(x), size=(4, 5))))
+    check(_warnings_of(lambda torch: torch.nn.functional.upsample_bilinear(
+        torch.tensor(x), scale_factor=2)))
+    check(_warnings_of(lambda torch: torch.nn.Upsample(scale_factor=2)(torch.tensor(x))))

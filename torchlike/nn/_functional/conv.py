@@ -905,18 +905,26 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     return _run(fn, (input,), f"{names[mode]}{dim}DBackward0")[0]
 
 
+def _warn_deprecated(name):
+    warnings.warn(f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` "
+                  "instead.", stacklevel=3)
+
+
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
     """Mirrors `torch.nn.functional.upsample` (deprecated alias of interpolate)."""
+    _warn_deprecated("upsample")
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def upsample_nearest(input, size=None, scale_factor=None):
     """Mirrors `torch.nn.functional.upsample_nearest`."""
+    _warn_deprecated("upsample_nearest")
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
 def upsample_bilinear(input, size=None, scale_factor=None):
     """Mirrors `torch.nn.functional.upsample_bilinear`."""
+    _warn_deprecated("upsample_bilinear")
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
