@@ -11,6 +11,8 @@ Every object is then restored to its snapshot, so no tracer survives, and the tr
 applies the plan like any later call does. Everything is addressed by position in the walk, so
 one program serves any objects of the same structure.
 """
+from sys import getrefcount as _getrefcount
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -59,7 +61,7 @@ class Plan:
     """What one call of a program does besides computing: see the module docstring."""
 
     __slots__ = ("updates", "vc", "instructions", "draws", "result", "n_out", "diff_outs",
-                 "tracked")
+                 "tracked", "donate")
 
 
 class _Collector:
@@ -180,6 +182,9 @@ class _Collector:
         plan.n_out = len(self.outs)
         plan.diff_outs = tuple(self.diff_outs)
         plan.tracked = ()
+        # storages the program overwrites: their old buffers may be donated to XLA (not when
+        # a differentiable result keeps the inputs for its backward)
+        plan.donate = () if self.diff_outs else tuple(i for i, _ in plan.updates)
         if self.diff_outs:
             tracked = []
             for i, (t, s) in enumerate(zip(walk.tensors, snap.tensors)):
@@ -235,11 +240,12 @@ class _Build:
 class Entry:
     """The jitted program of one walk key, and its plan (set when it is traced)."""
 
-    __slots__ = ("fn", "jitted", "plan", "ctx", "unknown", "vjp_fn")
+    __slots__ = ("fn", "jitted", "plan", "ctx", "unknown", "vjp_fn", "donating")
 
     def __init__(self, fn):
         self.fn = fn
         self.plan = None
+        self.donating = None
         self.unknown = ()
         self.ctx = None
         self.jitted = jax.jit(self._pure)
@@ -278,16 +284,36 @@ class Entry:
             if len(_GEN_ARRAYS) > 64:
                 _GEN_ARRAYS.clear()
             gens = _GEN_ARRAYS[gstate] = jnp.asarray(np.array(gstate, dtype=np.uint64))
+        donate = self.plan is not None and self.plan.donate and _owned(arrays, self.plan.donate)
+        if donate and self.donating is None:
+            # the first donating call may re-trace the function (JAX normally reuses the jaxpr)
+            self.donating = jax.jit(self._split, donate_argnums=0)
+            snap = Snapshot(walk)
+        run = self._run_donating if donate else self.jitted
         if snap is not None:
             self.ctx = (walk, snap, args, kwargs)
             try:
-                outs = self.jitted(arrays, hv, gens)
+                outs = run(arrays, hv, gens)
             finally:
                 self.ctx = None
                 snap.restore()
         else:
-            outs = self.jitted(arrays, hv, gens)
+            outs = run(arrays, hv, gens)
         return self.apply(walk, outs, (arrays, hv, gens))
+
+    def _run_donating(self, arrays, hv, gens):
+        """The program writing into the buffers of the storages it overwrites, as PyTorch's
+        in-place updates do (XLA reuses donated inputs for outputs of the same shape)."""
+        ix = set(self.plan.donate)
+        return self.donating([arrays[i] for i in self.plan.donate],
+                             [a for i, a in enumerate(arrays) if i not in ix], hv, gens)
+
+    def _split(self, donated, kept, hv, gens):
+        n = len(donated) + len(kept)
+        donated, kept = iter(donated), iter(kept)
+        ix = set(self.plan.donate)
+        arrays = [next(donated) if i in ix else next(kept) for i in range(n)]
+        return self.jitted(arrays, hv, gens)
 
     def apply(self, walk, outs, inputs):
         plan = self.plan
@@ -319,6 +345,12 @@ class Entry:
             record("CompiledFunctionBackward", self.vjp_fn, [tuple(arrays), hv, gens], tracked,
                    build.diff, False, "none")
         return result
+
+
+def _owned(arrays, ix):
+    """Whether each buffer in `ix` is held by its storage alone (no `.jax()` array, saved value
+    or cached read elsewhere sees it): then letting XLA overwrite it is unobservable."""
+    return all(_getrefcount(arrays[i]) <= 3 for i in ix)  # storage, `arrays`, the argument
 
 
 def _contiguous(size):
