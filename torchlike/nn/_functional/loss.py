@@ -17,6 +17,7 @@ from ..._core.tensor import Tensor
 from ..._core.tracing import tracing
 from ..._ops.registry import broadcast_shapes_checked
 from ...autograd.function import apply_jax
+from .activation import logsigmoid
 
 __all__ = [
     "l1_loss", "mse_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
@@ -162,8 +163,29 @@ def _pointwise_k(kind, reduction, weighted, param, dtype):
     return f
 
 
+def _integer_pointwise(kind, input, target, reduction):
+    """Non-float operands: PyTorch's kernels refuse integer dtypes (l1_loss is the composite
+    |input - target|); huber writes into an `input`-dtype output. None when the float path
+    applies."""
+    r = _dt.promote_types(input.dtype, target.dtype)
+    if r.is_floating_point or r.is_complex:
+        if kind == "huber" and not (input.dtype.is_floating_point or input.dtype.is_complex):
+            raise RuntimeError(f"result type {_dname(r)} can't be cast to the desired output "
+                               f"type {_dname(input.dtype)}")
+        return None
+    if kind == "l1":
+        loss = (input - target).abs()
+        return loss if reduction == "none" else getattr(loss, _get_enum(reduction))()
+    raise NotImplementedError(f'"{kind}_cpu" not implemented for \'{_dname(r)}\'')
+
+
 def _pointwise(kind, input, target, reduction, weight, param, names):
     broadcast_shapes_checked([tuple(input.shape), tuple(target.shape)])
+    if not (input.dtype.is_floating_point and target.dtype.is_floating_point) and (
+            weight is None or kind == "huber"):
+        out = _integer_pointwise(kind, input, target, reduction)
+        if out is not None:
+            return out
     dtype = _float_result(input, target)
     if weight is not None:
         if weight.size() != input.size():
@@ -229,7 +251,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 # ---- classification: NLL / cross entropy ------------------------------------------------------
 
 def _nll_checks(input, target, weight, ignore_index, check_dtype=True):
-    """PyTorch's nll_loss_nd argument checks; returns the number of classes."""
+    """PyTorch's nll_loss_nd argument checks; returns the target (a 1-D input's 1-element 1-D
+    target as 0-d)."""
     ndim = input.dim()
     if ndim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {ndim})")
@@ -239,6 +262,11 @@ def _nll_checks(input, target, weight, ignore_index, check_dtype=True):
     if ndim <= 2:
         if target.dim() > 1:
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if ndim == 1 and target.dim() == 1:
+            if target.shape[0] != 1:
+                raise ValueError(f"For 1D input, 1D target must have size 1, but got target "
+                                 f"size: {target.shape[0]}")
+            target = target.reshape(())
         no_batch = ndim == 1 and target.dim() == 0
         if not (no_batch or input.shape[0] == target.shape[0]):
             raise RuntimeError(f"size mismatch (got input: {_dims(input.shape)}, target: "
@@ -279,7 +307,7 @@ def _nll_checks(input, target, weight, ignore_index, check_dtype=True):
         bad = None if t is None else (t != ignore_index) & ((t < 0) | (t >= n_classes))
         if bad is not None and bad.any():
             raise IndexError(f"Target {t[bad].reshape(-1)[0]} is out of bounds.")
-    return n_classes
+    return target
 
 
 def _nll_name(input, reduction):
@@ -372,7 +400,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if size_average is not None or reduce is not None:
         reduction = _legacy_get_string(size_average, reduce)
     reduction = _get_enum(reduction)
-    _nll_checks(input, target, weight, ignore_index)
+    target = _nll_checks(input, target, weight, ignore_index)
     fn = _nll_k(reduction, int(ignore_index), weight is not None, False, 0.0)
     ops = (input, target) if weight is None else (input, target, weight)
     return _run(fn, ops, _nll_name(input, reduction))
@@ -388,7 +416,6 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if not (0.0 <= label_smoothing <= 1.0):
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
                            f"{label_smoothing:g}")
-    ops = (input, target) if weight is None else (input, target, weight)
     if tuple(input.shape) == tuple(target.shape):
         if not target.dtype.is_floating_point:
             raise RuntimeError(f"Expected floating point type for target with class "
@@ -400,15 +427,24 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
             raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all "
                                f"{input.shape[cdim]} classes or no classes but got weight "
                                f"tensor of shape: {_dims(weight.shape)}")
+        if not input.dtype.is_floating_point:
+            input.log_softmax(cdim)  # PyTorch's log_softmax kernel refuses it first
         dtype = _float_result(input, target)
         fn = _ce_prob_k(reduction, weight is not None, label_smoothing, dtype.np)
         name = {"mean": "DivBackward1"}.get(reduction, "NegBackward0")
         if reduction == "mean" and input.numel() == 0:
             name = "FillBackward0"
-        return _run(fn, ops, name)
-    _nll_checks(input, target, weight, ignore_index)
-    fn = _nll_k(reduction, int(ignore_index), weight is not None, True, label_smoothing)
-    name = "AddBackward0" if label_smoothing > 0 else _nll_name(input, reduction)
+    else:
+        if not input.dtype.is_floating_point and input.dim():
+            input.log_softmax(_class_dim(input.dim()))  # PyTorch's log_softmax refuses it first
+        checked = _nll_checks(input, target, weight, ignore_index)
+        if label_smoothing > 0 and checked is not target:
+            # PyTorch's smoothing term keeps the 1-element target's shape
+            raise RuntimeError("output with shape [] doesn't match the broadcast shape [1]")
+        target = checked
+        fn = _nll_k(reduction, int(ignore_index), weight is not None, True, label_smoothing)
+        name = "AddBackward0" if label_smoothing > 0 else _nll_name(input, reduction)
+    ops = (input, target) if weight is None else (input, target, weight)
     return _run(fn, ops, name)
 
 
@@ -503,6 +539,11 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if weight is not None:
         shapes.append(tuple(weight.shape))
     broadcast_shapes_checked(shapes[1:] + shapes[:1])
+    if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
+        # PyTorch's first steps, log_sigmoid(input) and an in-place (1 - target).mul_(input)
+        logsigmoid(input)
+        if not target.dtype.is_complex:
+            target.new_ones(target.shape).sub_(target).mul_(input)
     # PyTorch computes in place on (1 - target): the loss has target's dtype
     dtype = _float_result(input, target, weight, pos_weight)
     out = target.dtype if target.dtype.is_floating_point else dtype
