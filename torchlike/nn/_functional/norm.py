@@ -318,6 +318,11 @@ def _dropout_impl(input, p, train, inplace, feature, alpha):
         import torchlike
         z = torchlike.zeros((), dtype=input.dtype, device=input.device)
         return input.mul_(z) if inplace else input.mul(z)
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        # PyTorch's noise has input's dtype (alpha's first step `noise - 1` makes bool Long):
+        # its in-place scaling refuses the float result
+        noise = input.new_ones(())
+        (noise.add(-1) if alpha else noise).div_(1.0 - p)
     if feature:
         if input.dim() < 2:
             raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
