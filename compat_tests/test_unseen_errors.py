@@ -261,3 +261,336 @@ INDEXING = [
 @pytest.mark.parametrize("fn", INDEXING)
 def test_indexing(fn):
     check(fn)
+
+
+# ---- losses ----------------------------------------------------------------------------------
+
+def _logits(t):
+    return t.arange(12.).reshape(4, 3) / 7
+
+
+LOSSES = [
+    lambda t: t.nn.CrossEntropyLoss()(_logits(t), t.tensor([0., 1., 2., 1.])),
+    lambda t: t.nn.CrossEntropyLoss()(t.ones(4, 3), t.ones(4, 2)),
+    lambda t: t.nn.CrossEntropyLoss()(t.ones(4, 3), t.tensor([0, 1, 2, 1], dtype=t.int32)),
+    lambda t: t.nn.CrossEntropyLoss()(t.ones(4, 3), t.tensor([0, 1, 3, 1])),
+    lambda t: t.nn.CrossEntropyLoss()(t.ones(4, 3), t.tensor([0, 1, -2, 1])),
+    lambda t: t.nn.CrossEntropyLoss()(t.ones(4, 3), t.tensor([0, 1, 2])),
+    lambda t: t.nn.CrossEntropyLoss()(t.ones(4, 3), t.zeros(4, 1, dtype=t.long)),
+    lambda t: t.nn.CrossEntropyLoss()(t.ones(3), t.tensor(1)),
+    lambda t: t.nn.CrossEntropyLoss()(t.ones(4, 3, dtype=t.float64), t.tensor([0, 1, 2, 1])),
+    lambda t: t.nn.CrossEntropyLoss()(t.ones(4, 3), t.tensor([True, False, True, False])),
+    lambda t: t.nn.CrossEntropyLoss()(t.ones(4, 3), t.tensor([0, 1, 2, 1], dtype=t.uint8)),
+    lambda t: t.nn.CrossEntropyLoss(weight=t.ones(4))(t.ones(4, 3), t.tensor([0, 1, 2, 1])),
+    lambda t: t.nn.CrossEntropyLoss(label_smoothing=1.5)(t.ones(4, 3), t.tensor([0, 1, 2, 1])),
+    lambda t: t.nn.CrossEntropyLoss()(t.ones(2, 3, 4, 4), t.zeros(2, 4, 5, dtype=t.long)),
+    lambda t: t.nn.CrossEntropyLoss(reduction="avg")(t.ones(4, 3), t.tensor([0, 1, 2, 1])),
+    # integer logits: PyTorch's log_softmax refuses them before any target check
+    lambda t: t.nn.CrossEntropyLoss()(t.ones(4, 3, dtype=t.long), t.tensor([0, 1, 2, 1])),
+    lambda t: t.nn.CrossEntropyLoss()(t.ones(4, 3, dtype=t.long), t.tensor([0, 1, 2])),
+    lambda t: F(t).cross_entropy(t.ones(2, 3, 4, dtype=t.int32), t.zeros(2, 4, dtype=t.long)),
+    lambda t: F(t).cross_entropy(t.ones(2, 3, dtype=t.bool), t.zeros(2, 3)),
+    lambda t: F(t).cross_entropy(t.ones(3, dtype=t.long), t.zeros(3)),
+    lambda t: F(t).cross_entropy(t.ones(4, 3, dtype=t.long), t.zeros(4, dtype=t.long),
+                                 label_smoothing=0.1),
+    lambda t: F(t).cross_entropy(t.ones(2, 3, dtype=t.long), t.zeros(2, 3, dtype=t.long)),
+    # an unbatched input with a 1-element 1-D target
+    lambda t: t.nn.CrossEntropyLoss()(t.tensor([0.2, 0.5, 0.3]), t.tensor([2])),
+    lambda t: F(t).cross_entropy(t.ones(3), t.tensor([1]), reduction="none"),
+    lambda t: F(t).cross_entropy(t.ones(3), t.tensor([1]), weight=t.tensor([1., 2., 3.])),
+    lambda t: F(t).cross_entropy(t.ones(3), t.tensor([1, 2])),
+    lambda t: F(t).cross_entropy(t.ones(3), t.tensor([], dtype=t.long)),
+    lambda t: F(t).cross_entropy(t.ones(3), t.tensor([1]), label_smoothing=0.1),
+    lambda t: F(t).nll_loss(t.ones(3), t.tensor([1])),
+    lambda t: F(t).nll_loss(t.ones(3), t.tensor([1]), reduction="none"),
+    lambda t: F(t).nll_loss(t.ones(3), t.tensor([-100])),
+    lambda t: F(t).nll_loss(t.ones(3), t.tensor([5])),
+    lambda t: F(t).nll_loss(t.ones(3), t.tensor([[1]])),
+    lambda t: F(t).nll_loss(t.ones(3), t.tensor([1.])),
+    lambda t: F(t).nll_loss(t.ones(3), t.tensor([1, 2]), weight=t.ones(2)),
+    lambda t: t.nn.NLLLoss()(t.ones(4, 3), t.tensor([0, 1, 2, 1], dtype=t.int32)),
+    lambda t: t.nn.NLLLoss()(t.ones(4, 3), t.tensor([0., 1., 2., 1.])),
+    lambda t: t.nn.NLLLoss()(t.ones(4, 3), t.tensor([0, 1, 5, 1])),
+    lambda t: t.nn.NLLLoss()(t.ones(4, 3), t.tensor([0, 1, 2])),
+    lambda t: t.nn.NLLLoss()(t.ones(4, 3), t.zeros(4, 3, dtype=t.long)),
+    lambda t: t.nn.NLLLoss(ignore_index=5)(t.ones(4, 3), t.tensor([0, 1, 5, 1])),
+    lambda t: t.nn.MSELoss()(t.ones(4), t.ones(4, dtype=t.long)),
+    lambda t: t.nn.MSELoss()(t.ones(4, 2), t.ones(3)),
+    lambda t: t.nn.MSELoss()(t.ones(4), t.ones(4, dtype=t.float64)),
+    lambda t: t.nn.L1Loss()(t.ones(4), t.ones(4, dtype=t.long)),
+    lambda t: t.nn.BCELoss()(t.tensor([0.5, 1.5]), t.tensor([0., 1.])),
+    lambda t: t.nn.BCELoss()(t.tensor([-0.5, 0.5]), t.tensor([0., 1.])),
+    lambda t: t.nn.BCELoss()(t.tensor([0.5, 0.5]), t.tensor([0., 2.])),
+    lambda t: t.nn.BCELoss()(t.tensor([0.5, 0.5]), t.tensor([0, 1])),
+    lambda t: t.nn.BCELoss()(t.ones(4, 1) * 0.5, t.ones(4)),
+    lambda t: t.nn.BCELoss()(t.ones(4) * 0.5, t.ones(4, dtype=t.float64)),
+    lambda t: t.nn.BCELoss()(t.tensor([float("nan"), 0.5]), t.tensor([0., 1.])),
+    lambda t: t.nn.BCEWithLogitsLoss()(t.ones(4, 1), t.ones(4)),
+    lambda t: t.nn.BCEWithLogitsLoss(pos_weight=t.ones(3))(t.ones(4, 2), t.ones(4, 2)),
+    lambda t: F(t).binary_cross_entropy_with_logits(t.ones(4, dtype=t.long),
+                                                    t.ones(4, dtype=t.long)),
+    lambda t: F(t).binary_cross_entropy_with_logits(t.ones(4, dtype=t.long), t.ones(4)),
+]
+
+
+@pytest.mark.parametrize("fn", LOSSES)
+def test_loss(fn):
+    check(fn)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda t: t.nn.MSELoss()(t.ones(4, 1), t.ones(4)),
+    lambda t: t.nn.L1Loss()(t.ones(3, 2), t.ones(3)),
+    lambda t: t.nn.MSELoss()(_logits(t), t.ones(4, 3)),
+])
+def test_loss_warnings(fn):
+    check_warns(fn)
+
+
+@pytest.mark.parametrize("target", ["long", "int32", "bool", "uint8", "float64", "float16"])
+@pytest.mark.parametrize("pos_weight", [False, True])
+@pytest.mark.parametrize("weight", [False, True])
+def test_bce_with_logits_target_dtype(target, pos_weight, weight):
+    # PyTorch computes (1 - target).mul_(input) in place: integer targets can't hold the result
+    check(lambda t: F(t).binary_cross_entropy_with_logits(
+        t.ones(4), t.ones(4, dtype=getattr(t, target)), weight=t.ones(4) if weight else None,
+        pos_weight=t.ones(4) if pos_weight else None), rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"])
+@pytest.mark.parametrize("dtypes", [("long", "long"), ("int32", "int32"), ("long", "float32"),
+                                    ("float32", "long"), ("bool", "bool"), ("long", "int32")])
+@pytest.mark.parametrize("reduction", ["mean", "none", "sum"])
+def test_regression_loss_integer_operands(name, dtypes, reduction):
+    a, b = dtypes
+    check(lambda t: getattr(F(t), name)(t.ones(4, dtype=getattr(t, a)),
+                                        t.ones(4, dtype=getattr(t, b)), reduction=reduction))
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "huber_loss"])
+def test_regression_loss_integer_operands_weighted(name):
+    check(lambda t: getattr(F(t), name)(t.ones(4, dtype=t.long), t.ones(4, dtype=t.long),
+                                        weight=t.ones(4)))
+
+
+@pytest.mark.parametrize("dtype", ["long", "int32", "bool", "uint8"])
+@pytest.mark.parametrize("fn", [
+    lambda t, x: F(t).dropout(x),
+    lambda t, x: F(t).dropout(x, 1.0),
+    lambda t, x: F(t).dropout2d(x),
+    lambda t, x: F(t).alpha_dropout(x, training=True),
+    lambda t, x: F(t).feature_alpha_dropout(x, training=True),
+    lambda t, x: F(t).dropout(x, inplace=True),
+    lambda t, x: t.nn.Dropout()(x),
+    lambda t, x: F(t).dropout(x, training=False),
+])
+def test_dropout_integer_input(dtype, fn):
+    check(lambda t: fn(t, t.ones(2, 3, 4, dtype=getattr(t, dtype))))
+
+
+# ---- other dtype mistakes --------------------------------------------------------------------
+
+MORE_DTYPES = [
+    lambda t: F(t).one_hot(t.tensor([0, -1, 2])),
+    lambda t: F(t).one_hot(t.tensor([0., 1.])),
+    lambda t: F(t).one_hot(t.tensor([0, 3]), 3),
+    lambda t: F(t).one_hot(t.tensor([0, 1], dtype=t.int32)),
+    lambda t: F(t).one_hot(t.tensor([], dtype=t.long)),
+    lambda t: t.nn.Embedding(10, 3)(t.tensor([1., 2.])),
+    lambda t: t.nn.Embedding(10, 3)(t.tensor([1, 2], dtype=t.int32)).shape,
+    lambda t: t.nn.Embedding(10, 3)(t.tensor([1, 10])),
+    lambda t: t.nn.Embedding(10, 3)(t.tensor([-1])),
+    lambda t: F(t).embedding(t.tensor([1., 2.]), t.ones(10, 3)),
+    lambda t: t.ones(3, dtype=t.long).add_(t.ones(3) * 0.5),
+    lambda t: t.ones(3, dtype=t.long).mul_(1.5),
+    lambda t: t.ones(3, dtype=t.long).div_(2),
+    lambda t: t.ones(3, dtype=t.long).__iadd__(t.ones(3)),
+    lambda t: t.ones(3, dtype=t.long).sqrt_(),
+    lambda t: t.ones(3, dtype=t.bool).add_(1),
+    lambda t: t.add(t.ones(3), 1, out=t.ones(3, dtype=t.long)),
+    lambda t: t.ones(3).add_(t.ones(3, dtype=t.complex64)),
+    lambda t: t.ones(3, dtype=t.int32).sub_(0.5),
+    lambda t: t.ones(3, dtype=t.long).clamp_(t.tensor(0.5)),
+    lambda t: t.ones(3, dtype=t.long).masked_fill(t.ones(3, dtype=t.bool), 0.5),
+    lambda t: t.ones(3, dtype=t.long).index_put_((t.tensor([0]),), t.tensor([0.5])),
+    lambda t: t.ones(3, dtype=t.long).softmax(0),
+    lambda t: t.ones(3, dtype=t.long).mean(),
+    lambda t: F(t).log_softmax(t.ones(3, dtype=t.long), 0),
+    lambda t: t.relu(t.ones(3, dtype=t.bool)),
+    lambda t: t.sigmoid(t.ones(3, dtype=t.long)),
+    lambda t: t.ones(3, dtype=t.long).std(),
+    lambda t: F(t).logsigmoid(t.ones(3, dtype=t.long)),
+]
+
+
+@pytest.mark.parametrize("fn", MORE_DTYPES)
+def test_more_dtype_mistakes(fn):
+    check(fn)
+
+
+def test_setitem_float_into_long():
+    def f(t):
+        x = t.ones(3, dtype=t.long)
+        x[0] = 2.7
+        return x
+    check(f)
+
+
+# ---- autograd mistakes -----------------------------------------------------------------------
+
+def _backward_twice(op):
+    def f(t):
+        x = t.ones(3, 3, requires_grad=True)
+        y = op(t, x).sum()
+        y.backward()
+        y.backward()
+    return f
+
+
+def _grad_twice(t):
+    x = t.ones(3, requires_grad=True)
+    y = (x * x).sum()
+    t.autograd.grad(y, x)
+    t.autograd.grad(y, x)
+
+
+def _retain(t):
+    x = t.ones(3, requires_grad=True)
+    y = (x * x).sum()
+    y.backward(retain_graph=True)
+    y.backward()
+    return x.grad
+
+
+def _linear_twice(t):
+    m = t.nn.Linear(3, 2)
+    y = m(t.ones(4, 3)).relu().sum()
+    y.backward()
+    y.backward()
+
+
+def _leaf(t):
+    return t.ones(3, requires_grad=True)
+
+
+def _exec(code):
+    """A statement run with `t` and a fresh leaf `x` (requires grad) in scope."""
+    def f(t):
+        env = {"t": t, "x": _leaf(t)}
+        exec(code, env)
+        return env.get("out")
+    return f
+
+
+def _modify_saved(t):
+    x = t.ones(3, requires_grad=True)
+    y = x.exp()
+    z = y.sum()
+    y.add_(1)
+    z.backward()
+
+
+def _modify_saved_sigmoid(t):
+    x = t.ones(3, requires_grad=True)
+    y = x.sigmoid()
+    z = (y * 2).sum()
+    y.mul_(2)
+    z.backward()
+
+
+def _modify_saved_relu(t):
+    x = t.ones(3, requires_grad=True)
+    y = x * 1
+    z = y * y
+    y.relu_()
+    z.sum().backward()
+
+
+def _modify_saved_operand(t):
+    a = t.ones(3, requires_grad=True)
+    b = t.ones(3) * 2
+    c = a * b
+    b.add_(1)
+    c.sum().backward()
+
+
+def _no_grad_backward(t):
+    x = t.ones(3, requires_grad=True)
+    with t.no_grad():
+        y = (x * 2).sum()
+    y.backward()
+
+
+def _param_inplace(t):
+    m = t.nn.Linear(2, 2)
+    m.weight.mul_(2)
+
+
+def _param_inplace_no_grad(t):
+    m = t.nn.Linear(2, 2)
+    with t.no_grad():
+        m.weight.mul_(2)
+    return m.weight.requires_grad
+
+
+AUTOGRAD = [
+    _backward_twice(lambda t, x: x * x),
+    _backward_twice(lambda t, x: x.exp()),
+    _backward_twice(lambda t, x: x @ x),
+    _linear_twice, _grad_twice, _retain, _modify_saved, _modify_saved_sigmoid,
+    _modify_saved_relu, _modify_saved_operand, _no_grad_backward, _param_inplace,
+    _param_inplace_no_grad,
+    _exec("(x * 2).backward()"),
+    _exec("t.autograd.grad(x * 2, x)"),
+    _exec("(t.ones(3) * 2).sum().backward()"),
+    _exec("out = t.ones(3, dtype=t.long).requires_grad_()"),
+    _exec("out = t.tensor([1, 2], requires_grad=True)"),
+    _exec("out = t.ones(3, dtype=t.long, requires_grad=True)"),
+    _exec("y = t.ones(3, dtype=t.long); y.requires_grad = True"),
+    _exec("x += 1"),
+    _exec("x.add_(1)"),
+    _exec("x[0] = 5"),
+    _exec("x.zero_()"),
+    _exec("y = t.ones(3, 3, requires_grad=True); y[0].mul_(2)"),
+    _exec("out = x.numpy()"),
+    _exec("out = (x * 2).numpy()"),
+    _exec("out = x.tolist()"),
+    _exec("out = x.detach().numpy().tolist()"),
+    _exec("out = t.ones(3).item()"),
+    _exec("out = t.ones(0).item()"),
+    _exec("y = x * 2; y.sum().backward(); out = y.grad"),
+    _exec("out = t.ones(3).grad"),
+    _exec("t.autograd.grad((x * 2).sum(), t.ones(3))"),
+    _exec("t.autograd.grad((x * 2).sum(), t.ones(3, requires_grad=True))"),
+    _exec("t.autograd.grad(t.ones(3).sum(), x)"),
+    _exec("(x * 2).backward(t.ones(4))"),
+    _exec("(x * 2).backward(t.ones(3, dtype=t.float64)); out = x.grad"),
+    _exec("y = x.detach(); y.add_(1); out = x"),
+    _exec("x.grad = t.ones(4)"),
+    _exec("x.grad = t.ones(3, dtype=t.float64)"),
+    _exec("y = x * 2; y.requires_grad = False"),
+]
+
+
+@pytest.mark.parametrize("fn", AUTOGRAD)
+def test_autograd_mistake(fn):
+    check(fn)
+
+
+# ---- Python protocol misuse ------------------------------------------------------------------
+
+PROTOCOL = [
+    lambda t: float(t.ones(3)),
+    lambda t: int(t.ones(3)),
+    lambda t: len(t.tensor(1.)),
+    lambda t: bool(t.ones(3)),
+    lambda t: 1 if t.ones(3) > 0 else 0,
+    lambda t: bool(t.ones(0)),
+    lambda t: list(t.tensor(1.)),
+    lambda t: t.tensor(1.)[0],
+]
+
+
+@pytest.mark.parametrize("fn", PROTOCOL)
+def test_protocol_misuse(fn):
+    check(fn)
