@@ -70,3 +70,53 @@ def test_deprecated_upsample_functions_warn_at_the_caller():
     check(_warnings_of(lambda torch: torch.nn.functional.upsample_bilinear(
         torch.tensor(x), scale_factor=2)))
     check(_warnings_of(lambda torch: torch.nn.Upsample(scale_factor=2)(torch.tensor(x))))
+
+
+def _ckpt_model(torch, w):
+    nn = torch.nn
+    m = nn.Sequential(nn.Linear(4, 6), nn.ReLU(), nn.Linear(6, 6), nn.Tanh(), nn.Linear(6, 2))
+    with torch.no_grad():
+        for p, a in zip(m.parameters(), w):
+            p.copy_(torch.tensor(a))
+    return m
+
+
+def test_activation_checkpoint_matches_a_plain_forward_and_backward():
+    w = [0.3 * arr(*s) for s in [(6, 4), (6,), (6, 6), (6,), (2, 6), (2,)]]
+    x = arr(3, 4)
+
+    def fn(torch, reentrant, x_grad):
+        checkpoint = torch.utils.checkpoint.checkpoint
+        checkpoint_sequential = torch.utils.checkpoint.checkpoint_sequential
+        m = _ckpt_model(torch, w)
+        xx = torch.tensor(x).requires_grad_(x_grad)
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            y = checkpoint(m, xx, use_reentrant=reentrant)
+            y2 = checkpoint_sequential(m, 2, xx, use_reentrant=reentrant)
+        res = [y, y.requires_grad, y2, [str(g.message) for g in got]]
+        if y.requires_grad:
+            (y.sum() + y2.pow(2).sum()).backward()
+            res += [xx.grad, [p.grad for p in m.parameters()]]
+        return res
+
+    for reentrant in (True, False):
+        for x_grad in (True, False):
+            check(lambda torch: fn(torch, reentrant, x_grad))
+
+
+def test_activation_checkpoint_argument_checks_and_default_warning():
+    def default(torch):
+        checkpoint = torch.utils.checkpoint.checkpoint
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            y = checkpoint(lambda a: a * 2, torch.ones(2, requires_grad=True))
+        return y, [(g.category.__name__, str(g.message)) for g in got]
+
+    check(default)
+    check(lambda torch: torch.utils.checkpoint.checkpoint(
+        lambda a: a, torch.ones(1), use_reentrant=True, foo=1))
+    check(lambda torch: torch.utils.checkpoint.checkpoint(
+        lambda a: a, torch.ones(1), use_reentrant=True, debug=True))
+    check(lambda torch: torch.utils.checkpoint.checkpoint(
+        lambda a, b: a * b, torch.ones(2), b=torch.full((2,), 3.0), use_reentrant=False))
