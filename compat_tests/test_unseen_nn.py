@@ -120,3 +120,23 @@ def test_activation_checkpoint_argument_checks_and_default_warning():
         lambda a: a, torch.ones(1), use_reentrant=True, debug=True))
     check(lambda torch: torch.utils.checkpoint.checkpoint(
         lambda a, b: a * b, torch.ones(2), b=torch.full((2,), 3.0), use_reentrant=False))
+
+
+def test_backend_switches_training_scripts_set():
+    def fn(torch):
+        cudnn = torch.backends.cudnn
+        before = [cudnn.enabled, cudnn.benchmark, cudnn.deterministic, cudnn.allow_tf32,
+                  cudnn.benchmark_limit, cudnn.version(), torch.backends.cuda.matmul.allow_tf32,
+                  torch.backends.mps.is_available(), torch.backends.mps.is_built()]
+        saved = cudnn.benchmark, cudnn.deterministic, torch.backends.cuda.matmul.allow_tf32
+        try:
+            cudnn.benchmark, cudnn.deterministic = True, True
+            torch.backends.cuda.matmul.allow_tf32 = True
+            after = [cudnn.benchmark, cudnn.deterministic, torch.backends.cuda.matmul.allow_tf32]
+        finally:
+            cudnn.benchmark, cudnn.deterministic, torch.backends.cuda.matmul.allow_tf32 = saved
+        return before, after
+
+    check(fn)
+    check(lambda torch: torch.backends.cudnn.is_available() == torch.cuda.is_available())
+    check(lambda torch: hasattr(torch.backends.cudnn, "no_such_flag"))

@@ -72,6 +72,14 @@ def stub_module(torch_mod):
     return mod
 
 
+def import_torchlike(torch_mod):
+    """Import the torchlike module mirroring `torch_mod`, with `install` on it (and on the
+    torchlike modules it imported) since it may be imported after `import torchlike`."""
+    mod = importlib.import_module(torchlike_name(torch_mod))
+    install_all()
+    return mod
+
+
 def install(module):
     """Gives torchlike module `module` a PEP 562 `__getattr__` that explains missing torch names
     and resolves torch submodules (importing the torchlike one, else a stub)."""
@@ -85,7 +93,7 @@ def install(module):
         sub = f"{owner}.{name}"
         if sub in torch_table():
             try:
-                mod = importlib.import_module(torchlike_name(sub))
+                mod = import_torchlike(sub)
             except ModuleNotFoundError:
                 mod = stub_module(sub)
             setattr(module, name, mod)

@@ -37,7 +37,7 @@ class TorchAlias(importlib.abc.MetaPathFinder):
         if fullname != "torch" and not fullname.startswith("torch."):
             return None
         try:
-            module = importlib.import_module(_missing.torchlike_name(fullname))
+            module = _missing.import_torchlike(fullname)
         except ModuleNotFoundError as e:
             if e.name is None or not _missing.torchlike_name(fullname).startswith(e.name):
                 raise
