@@ -76,3 +76,67 @@ def test_matmul_family_check_order(expr):
 def test_einsum_sublist(expr):
     check(lambda torch: eval(expr, dict(torch=torch, a=torch.arange(6.).reshape(2, 3),
                                         b=torch.arange(12.).reshape(3, 4))))
+
+
+# ---- NumPy interop: scalars/arrays on the left, ufuncs on tensors, t == ndarray ---------------
+
+@pytest.mark.parametrize("expr", [
+    "np.float32(2.0) * t", "np.float64(2.0) + t", "np.int64(2) - torch.tensor([1, 2])",
+    "np.float32(2) > t", "np.float32(2) / t", "np.int32(7) // torch.tensor([2])",
+    "np.int64(2) ** torch.tensor([3])", "np.float64(3) * t.half()",
+    "np.sin(t)", "np.sqrt(t)", "np.exp(t)", "np.add(t, 1)", "np.isnan(t)", "np.greater(t, 1)",
+    "np.argmax(t)", "np.round(t)", "np.clip(t, 0, 2)", "np.abs(torch.tensor([-1, 2]))",
+    "t + np.array([1., 2., 3.])", "t * np.array(2.)",
+    "t == np.array([1., 0., 4.])", "t == np.array(2.0)", "torch.tensor([1, 2]) == np.array([1.5, 2])",
+    "t.__eq__(np.array([1., 2., 3.]))", "t != np.array([1., 2., 3.])", "t == [1., 2., 4.]",
+])
+def test_numpy_mixed_operands(expr):
+    import numpy as np
+    check(lambda torch: eval(expr, dict(torch=torch, np=np, t=torch.tensor([1., 2., 4.]))))
+
+
+# ---- filling with a Python number outside the dtype's range ------------------------------------
+
+def _setitem(t, k, v):
+    t[k] = v
+    return t
+
+
+@pytest.mark.parametrize("expr", [
+    "torch.full((2,), 1e40, dtype=torch.float32)", "torch.full((2,), 300, dtype=torch.uint8)",
+    "torch.full((2,), -1, dtype=torch.uint8)", "torch.full((2,), -255, dtype=torch.uint8)",
+    "torch.full((2,), -256, dtype=torch.uint8)", "torch.full((2,), 2**31, dtype=torch.int32)",
+    "torch.full((2,), 1e5, dtype=torch.float16)", "torch.full((1,), 1e5, dtype=torch.float16)",
+    "torch.full((), 1e39, dtype=torch.bfloat16)", "torch.full((2, 2), 1e40)",
+    "torch.full((2,), 3e38)", "torch.full((2,), float('inf'), dtype=torch.float16)",
+    "torch.full((2,), float('inf'), dtype=torch.int32)",
+    "torch.full((2,), float('nan'), dtype=torch.int64)", "torch.full((2,), 1.5, dtype=torch.int32)",
+    "torch.full((2,), 255.9, dtype=torch.uint8)", "torch.full((2,), -1.0, dtype=torch.uint8)",
+    "torch.full((2,), 1e40, dtype=torch.complex64)", "torch.full((2,), 1 + 0j)",
+    "torch.full((2,), 1 + 2j, dtype=torch.float32)", "torch.full((2,), 5, dtype=torch.bool)",
+    "torch.full((2,), 2**64 - 1, dtype=torch.uint64)", "torch.full((2,), 10**30)",
+    "torch.full((2,), 2**63 - 1)", "torch.full_like(torch.zeros(2, dtype=torch.int8), 128)",
+    "torch.ones(2).new_full((2,), 1e40)", "torch.scalar_tensor(1e40)",
+    "torch.scalar_tensor(300, dtype=torch.uint8)",
+    "torch.full((2,), torch.tensor(1e40, dtype=torch.float64))",
+    "torch.zeros(2).fill_(1e40)", "torch.zeros(2, dtype=torch.uint8).fill_(300)",
+    "torch.zeros(2, dtype=torch.uint8).fill_(-255)", "torch.zeros(2, dtype=torch.int8).fill_(-129)",
+    "torch.zeros(3, dtype=torch.float16).fill_(1e5)", "torch.zeros(1, dtype=torch.float16).fill_(1e5)",
+    "torch.zeros(2).fill_(1 + 2j)", "torch.zeros(2).fill_(torch.tensor(1e40, dtype=torch.float64))",
+    "torch.zeros(2).masked_fill(torch.tensor([True, False]), 1e40)",
+    "torch.zeros(2, dtype=torch.uint8).masked_fill(torch.tensor([True, False]), -3)",
+    "torch.zeros(2, dtype=torch.int32).masked_fill(torch.tensor([True, False]), 1.5)",
+    "torch.zeros(3).index_fill(0, torch.tensor([1]), -1e40)",
+    "torch.zeros(2, dtype=torch.uint8).index_fill(0, torch.tensor([0]), 256)",
+    "torch.zeros(3, dtype=torch.uint8).scatter(0, torch.tensor([0]), 300)",
+    "_setitem(torch.zeros(3, dtype=torch.uint8), 0, 300)",
+    "_setitem(torch.zeros(3, dtype=torch.uint8), slice(None), 300)",
+    "_setitem(torch.zeros(3, dtype=torch.uint8), torch.tensor([0, 1]), 300)",
+    "_setitem(torch.zeros(3, dtype=torch.uint8), torch.tensor([True, False, True]), 300)",
+    "_setitem(torch.zeros(3, dtype=torch.uint8), 0, -1)", "_setitem(torch.zeros(3), 0, 1e40)",
+    "_setitem(torch.zeros(3, dtype=torch.float16), slice(None), 1e5)",
+    "_setitem(torch.zeros(3, dtype=torch.float16), 0, 1e5)",
+    "_setitem(torch.zeros(3, requires_grad=True).clone(), 0, 1e40)",
+])
+def test_fill_value_overflow(expr):
+    check(lambda torch: eval(expr, dict(torch=torch, _setitem=_setitem)))

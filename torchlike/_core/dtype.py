@@ -4,6 +4,7 @@ Mirrors `torch.dtype`, `torch.promote_types`, `torch.result_type`, `torch.can_ca
 `torch.get_default_dtype`/`set_default_dtype`, `torch.finfo`/`torch.iinfo`.
 """
 import functools
+import math
 
 import jax.numpy as jnp
 import numpy as np
@@ -253,3 +254,48 @@ class iinfo:
 
     def __repr__(self):
         return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+
+
+# C++ names PyTorch's scalar-conversion errors use
+C_SCALAR_NAMES = {
+    "float32": "float", "float64": "double", "int64": "int64_t", "int32": "int",
+    "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t", "uint16": "uint16_t",
+    "uint32": "uint32_t", "uint64": "uint64_t", "bool": "bool", "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16", "complex64": "c10::complex<float>",
+    "complex128": "c10::complex<double>",
+}
+
+
+def _overflows(v, d):
+    if d.category == 1:
+        ii = np.iinfo(d.np)
+        if isinstance(v, (float, np.floating)):
+            return not ii.min <= v <= ii.max  # NaN and inf included
+        if not d.is_signed and v < 0:  # negatives wrap around (two's complement)
+            return -v > ii.max
+        return not ii.min <= v <= ii.max
+    try:
+        v = float(v)
+    except OverflowError:
+        return True
+    return math.isfinite(v) and abs(v) > float(jnp.finfo(d.to_real().np).max)
+
+
+def check_scalar_fits(value, d, numel=None):
+    """PyTorch's checked conversion of a Python number to a `d` element (filling, `full`,
+    `t[i] = v`): a value outside `d`'s range raises instead of wrapping or becoming inf.
+    PyTorch fills a one-element tensor without the check for float16/bfloat16 (they become
+    inf); `numel=None` (not known here) takes that lenient path for them too."""
+    if isinstance(value, int) and not isinstance(value, bool) and not -2**63 <= value < 2**64:
+        raise OverflowError("int too big to convert")
+    if d is bool_ or isinstance(value, (bool, np.bool_)):
+        return
+    if d in (float16, bfloat16) and (numel is None or numel == 1):
+        return
+    parts, lost = (value,), False
+    if isinstance(value, (complex, np.complexfloating)):
+        parts = (value.real, value.imag) if d.is_complex else (value.real,)
+        lost = not d.is_complex and value.imag != 0  # a real type cannot hold the imaginary part
+    if lost or any(_overflows(p, d) for p in parts):
+        raise RuntimeError(f"value cannot be converted to type {C_SCALAR_NAMES[d.name]} without "
+                           f"overflow")

@@ -22,6 +22,10 @@ class Tensor:
                  "_requires_grad", "_grad", "grad_fn", "_cache", "_cache_src", "_meta",
                  "__dict__", "__weakref__")
 
+    # NumPy scalars and arrays defer binary operators to the tensor (`np.float32(2) * t` is a
+    # Tensor), as PyTorch's own `Tensor.__array_priority__` makes them do
+    __array_priority__ = 1000
+
     # ---- construction (internal) -------------------------------------------------------------
 
     def __new__(cls, *args, **kwargs):
@@ -189,6 +193,13 @@ class Tensor:
     def __array__(self, dtype=None, copy=None):
         a = np.asarray(self._value())
         return a if dtype is None else a.astype(dtype)
+
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        """NumPy ufuncs on a tensor (`np.sin(t)`, `t + ndarray`) give a tensor back, as in
+        PyTorch, which also returns bool results as uint8."""
+        from .._ops.creation import from_numpy
+        array = np.asarray(array)
+        return from_numpy(array.astype(np.uint8) if array.dtype == np.bool_ else array)
 
     def item(self):
         """Mirrors `Tensor.item`."""

@@ -259,6 +259,14 @@ def _convert_scalar(v, npd):
 
 def fill_(self, value):
     """Mirrors `Tensor.fill_` (the value is traced: no recompile per value)."""
+    if not isinstance(value, Tensor):
+        dt.check_scalar_fits(value, self.dtype, self.numel())
+    return fill_unchecked(self, value)
+
+
+def fill_unchecked(self, value):
+    """`fill_` for a value already converted as PyTorch does (`t[i] = v` checks it once, as
+    the one-element tensor PyTorch makes of it)."""
     if _needs_autograd(self, value):
         from ..autograd.inplace import inplace_apply
         if isinstance(value, Tensor) and value.dim() != 0:

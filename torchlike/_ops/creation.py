@@ -198,7 +198,8 @@ def _to_array(data, target):
     if target.is_complex:
         return np.array(flat, dtype=target.np).reshape(shape)
     if target.category == 2:
-        return np.array(flat, dtype=np.float64).astype(target.np).reshape(shape)
+        with np.errstate(over="ignore"):  # out-of-range values become inf, silently as in torch
+            return np.array(flat, dtype=np.float64).astype(target.np).reshape(shape)
     if target is dt.bool_:
         return np.array([bool(v) for v in flat], dtype=np.bool_).reshape(shape)
     vals = []
@@ -304,7 +305,13 @@ def tensor_from_numpy_copy(a, dtype_name, requires_grad):
 # ---- filled tensors ----------------------------------------------------------------------------
 
 def _filled(size, value, dtype, device, requires_grad):
-    a = np.full(size, value, dtype=dtype.np)
+    dt.check_scalar_fits(value, dtype, math.prod(size))
+    if isinstance(value, int) and dtype is not dt.bool_:
+        value = np.array(value).astype(dtype.np)  # a negative fill wraps into an unsigned dtype
+    elif not isinstance(value, numbers.Real) and not dtype.is_complex:  # a complex number
+        value = value.real
+    with np.errstate(over="ignore"):  # float16/bfloat16 one-element fills may become inf
+        a = np.full(size, value, dtype=dtype.np)
     arr, d = place(a, device)
     return finish(arr, dtype, d, requires_grad)
 

@@ -369,20 +369,11 @@ def _strip_leading_ones(shape):
     return shape[i:]
 
 
-_SCALAR_C_NAMES = {"float32": "float", "float64": "double", "int64": "int64_t", "int32": "int",
-                   "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t", "bool": "bool",
-                   "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
-
-
 def _value_arg(self, value):
     if isinstance(value, Tensor):
         return value
-    if isinstance(value, (complex, np.complexfloating)) and not self.dtype.is_complex and \
-            value.imag != 0:
-        raise RuntimeError(f"value cannot be converted to type "
-                           f"{_SCALAR_C_NAMES.get(self.dtype.name, self.dtype.name)} without "
-                           "overflow")
     if isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
+        dt.check_scalar_fits(value, self.dtype, 1)
         return None
     raise TypeError(f"can't assign a {type(value).__name__} to a {_legacy_name(self.dtype)}")
 
@@ -439,9 +430,9 @@ def _setitem_grad(self, size, stride, offset, advanced, value, vt):
 
 
 def _copy_to(dst, value, vt):
-    from .conversion import copy_, fill_
+    from .conversion import copy_, fill_, fill_unchecked
     if vt is None:
-        fill_(dst, value)
+        fill_unchecked(dst, value)
         return
     if vt._size == dst._size:
         copy_(dst, vt)
@@ -544,6 +535,8 @@ def _kernel(key, build):
 def _scalar_array(value, d):
     if isinstance(value, Tensor):
         value = value._value()
+    else:
+        dt.check_scalar_fits(value, d)
     if isinstance(value, complex) and not d.is_complex:
         value = value.real
     return jnp.asarray(value).astype(d.np) if not (

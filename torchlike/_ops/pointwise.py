@@ -267,13 +267,13 @@ _binary("ldexp", lambda x, e: _ldexp(x, e),
 
 # ---- comparisons and logical ops (bool results) ---------------------------------------------
 
-def _compare(name, fn, aliases=(), dunder=None):
+def _compare(name, fn, aliases=(), dunder=None, mode="fwd"):
     op(name, pointwise=True, tensors=("input", "other"), inplace=True, aliases=aliases,
-       dunders={dunder: "fwd"} if dunder else None, family="pointwise")(
+       dunders={dunder: mode} if dunder else None, family="pointwise")(
         lambda input, other: fn(input, other))
 
 
-_compare("eq", jnp.equal, dunder="__eq__")
+_compare("eq", jnp.equal, dunder="__eq__", mode="fwd_ndarray")
 _compare("ne", jnp.not_equal, aliases=("not_equal",), dunder="__ne__")
 _compare("lt", jnp.less, aliases=("less",), dunder="__lt__")
 _compare("le", jnp.less_equal, aliases=("less_equal",), dunder="__le__")

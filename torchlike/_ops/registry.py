@@ -626,8 +626,9 @@ def op(name=None, *, pointwise=False, promote="default", tensors=None, lists=(),
     wrapped scalars); `lists` take sequences of tensors; `scalars` take numbers passed as traced
     values (no recompile per value); every other parameter is static. `promote` is PyTorch's
     promotion kind: "default", "int_to_float", None (no casting) or a callable on the promoted
-    dtype. `dunders` maps dunder names to 'fwd', 'rev' or 'inplace'. `check(*dtypes)` sees the
-    operands' original dtypes (before casting) once per dtype signature and may raise.
+    dtype. `dunders` maps dunder names to 'fwd', 'rev', 'inplace' or 'fwd_ndarray' (forward,
+    also taking a NumPy array as a tensor). `check(*dtypes)` sees the operands' original dtypes
+    (before casting) once per dtype signature and may raise.
     `divisor` names the parameter whose zeros make an integer division raise PyTorch's
     ZeroDivisionError (optionally only when `divisor_when(args)` holds).
     """
@@ -702,6 +703,13 @@ def _generate(row, method, function, inplace, out, dunders, aliases, method_only
 def _dunder(fn, ip, mode):
     if mode == "fwd":
         def d(self, other):
+            if not isinstance(other, (Tensor,) + _NUMBER):
+                return NotImplemented
+            return fn(self, other)
+    elif mode == "fwd_ndarray":  # PyTorch's `t == ndarray` compares with the array as a tensor
+        def d(self, other):
+            if isinstance(other, np.ndarray):
+                other = FUNCTIONS["as_tensor"](other)
             if not isinstance(other, (Tensor,) + _NUMBER):
                 return NotImplemented
             return fn(self, other)
