@@ -65,6 +65,19 @@ class _NormBase(Module):
     def _check_input_dim(self, input):
         raise NotImplementedError
 
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        version = local_metadata.get("version", None)
+        if (version is None or version < 2) and self.track_running_stats:
+            # version 2 added num_batches_tracked: an older (or metadata-less) state dict lacking
+            # it keeps the current count, as PyTorch does
+            key = prefix + "num_batches_tracked"
+            if key not in state_dict:
+                state_dict[key] = self.num_batches_tracked if self.num_batches_tracked is not None \
+                    else _lib().tensor(0, dtype=_lib().long)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
+
     def extra_repr(self):
         return ("{num_features}, eps={eps}, momentum={momentum}, affine={affine}, bias={use_bias}, "
                 "track_running_stats={track_running_stats}".format(
