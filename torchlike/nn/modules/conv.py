@@ -1,5 +1,6 @@
 """torch.nn modules: convolutions (Conv1d/2d/3d, ConvTranspose1d/2d/3d)."""
 import math
+import warnings
 
 from .._functional import conv as F
 from ..parameter import Parameter
@@ -84,6 +85,8 @@ class _ConvNd(Module):
         """kaiming_uniform_(a=sqrt(5)) for the weight, U(-1/sqrt(fan_in), 1/sqrt(fan_in)) bias."""
         tl = _tl()
         w = self.weight
+        if 0 in w.shape:  # kaiming_uniform_'s warning
+            warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         fan_in = w.shape[1] * math.prod(w.shape[2:])
         gain = math.sqrt(2.0 / (1 + 5))
         std = gain / math.sqrt(fan_in) if fan_in else 0.0
