@@ -584,6 +584,10 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
                            "replacement")
     v = np.asarray(input._value()).astype(np.float64).reshape(-1, n)
     if not np.all(np.isfinite(v)) or np.any(v < 0):
+        if replacement and num_samples > 1:  # PyTorch's with-replacement kernel checks in order
+            first = v.reshape(-1)[np.argmax(~(np.isfinite(v) & (v >= 0)).reshape(-1))]
+            raise RuntimeError("invalid multinomial distribution (encountering probability entry "
+                               + ("< 0)" if not first >= 0 else "= infinity or NaN)"))
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     if v.size and np.any(v.sum(-1) <= 0):
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
