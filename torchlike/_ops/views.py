@@ -526,7 +526,23 @@ def _prop(name, fn):
     METHODS[name] = property(fn)
 
 
+def _matrices(self, what):
+    if self.dim() == 1:  # PyTorch keeps 0-d tensors as they are
+        raise RuntimeError(f"tensor.{what} is only supported on matrices or batches of matrices. "
+                           f"Got 1-D tensor.")
+    return self if self.dim() == 0 else transpose(self, -2, -1)
+
+
+def _H(self):
+    if self.dim() not in (0, 2):
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
+                           f"{self.dim()}-D tensor."
+                           + (" For batches of matrices, consider using tensor.mH"
+                              if self.dim() > 2 else ""))
+    return permute(self, tuple(range(self.dim() - 1, -1, -1))).conj()
+
+
 _prop("T", lambda self: permute(self, tuple(range(self.dim() - 1, -1, -1))))
-_prop("mT", lambda self: transpose(self, -2, -1))
-_prop("H", lambda self: permute(self, tuple(range(self.dim() - 1, -1, -1))).conj())
-_prop("mH", lambda self: transpose(self, -2, -1).conj())
+_prop("mT", lambda self: _matrices(self, "mT"))
+_prop("H", _H)
+_prop("mH", lambda self: _matrices(self, "mH").conj())
