@@ -5,9 +5,9 @@ False/0, and anything that needs a device raises "Torch not compiled with CUDA e
 """
 import contextlib
 
-from ._core import device as _dev
-from ._ops import random as _random
-from ._ops.creation import CUDA_LEGACY_TYPES as _LEGACY
+from .._core import device as _dev
+from .._ops import random as _random
+from .._ops.creation import CUDA_LEGACY_TYPES as _LEGACY
 
 globals().update(_LEGACY)
 
