@@ -594,3 +594,303 @@ PROTOCOL = [
 @pytest.mark.parametrize("fn", PROTOCOL)
 def test_protocol_misuse(fn):
     check(fn)
+
+
+# ---- module mistakes -------------------------------------------------------------------------
+
+def _load(make_model, make_source, edit=None, strict=True):
+    def f(t):
+        m = make_model(t)
+        sd = make_source(t).state_dict()
+        if edit is not None:
+            sd = edit(t, sd)
+        out = str(m.load_state_dict(sd, strict=strict))
+        return out, {k: v for k, v in m.state_dict().items() if "running" in k or "batches" in k}
+    return f
+
+
+def _lin(t):
+    return t.nn.Linear(2, 2)
+
+
+def _drop(*keys):
+    def edit(t, sd):
+        for k in keys:
+            del sd[k]
+        return sd
+    return edit
+
+
+def _plain(*dropped):
+    """A plain dict (no `_metadata`, as after renaming keys) without `dropped`."""
+    return lambda t, sd: {k: v for k, v in sd.items() if k not in dropped}
+
+
+def _bn_trained(t):
+    m = t.nn.BatchNorm1d(2)
+    m(t.arange(6.).reshape(3, 2))
+    return m
+
+
+MODULES = [
+    _load(_lin, _lin, _drop("bias")),
+    _load(_lin, _lin, _drop("bias"), strict=False),
+    _load(lambda t: t.nn.Sequential(t.nn.Linear(2, 2)), _lin),
+    _load(_lin, _lin, lambda t, sd: {**sd, "foo": t.ones(1)}),
+    _load(_lin, _lin, lambda t, sd: {"foo": t.ones(1), "weight": sd["weight"]}, strict=False),
+    _load(_lin, lambda t: t.nn.Linear(3, 2)),
+    _load(_lin, lambda t: t.nn.Linear(3, 2), strict=False),
+    _load(_lin, _lin, lambda t, sd: {"module." + k: v for k, v in sd.items()}),
+    _load(_lin, _lin, lambda t, sd: {**sd, "bias": [1., 2.]}),
+    _load(lambda t: t.nn.BatchNorm1d(2), lambda t: t.nn.BatchNorm1d(2),
+          _drop("num_batches_tracked", "running_mean")),
+    # BatchNorm fills num_batches_tracked into a state dict of an older version (or without
+    # metadata): it is neither missing nor reset
+    _load(lambda t: t.nn.Sequential(t.nn.Linear(2, 2), t.nn.BatchNorm1d(2)),
+          lambda t: t.nn.Sequential(t.nn.Linear(3, 2), t.nn.Linear(2, 2))),
+    _load(lambda t: t.nn.BatchNorm1d(2), lambda t: t.nn.BatchNorm1d(2),
+          _plain("num_batches_tracked")),
+    _load(_bn_trained, _bn_trained, _plain("num_batches_tracked")),
+    _load(lambda t: t.nn.Sequential(t.nn.Conv2d(1, 2, 1), t.nn.BatchNorm2d(2)),
+          lambda t: t.nn.Sequential(t.nn.Conv2d(1, 2, 1), t.nn.BatchNorm2d(2)),
+          _plain("1.num_batches_tracked")),
+    _load(lambda t: t.nn.BatchNorm1d(2, track_running_stats=False),
+          lambda t: t.nn.BatchNorm1d(2), _plain()),
+    _load(lambda t: t.nn.InstanceNorm1d(2, track_running_stats=True),
+          lambda t: t.nn.BatchNorm1d(2), _plain("weight", "bias", "num_batches_tracked")),
+    lambda t: t.nn.Linear(2, 2).load_state_dict([1, 2]),
+    lambda t: t.nn.Linear(2, 2)(t.ones(2), t.ones(2)),
+    lambda t: t.nn.Linear(2, 2)(),
+    lambda t: t.nn.Linear(2, 2)(x=t.ones(2)),
+    lambda t: t.nn.Sequential(t.nn.Linear(2, 2), t.nn.ReLU())[5],
+    lambda t: t.nn.Sequential(t.nn.Linear(2, 2), t.nn.ReLU())[-3],
+    lambda t: t.nn.Sequential(t.nn.Linear(2, 2))["a"],
+    lambda t: t.nn.Sequential(t.nn.Linear(2, 2))(t.ones(2), t.ones(2)),
+    lambda t: t.nn.Sequential(t.nn.Linear(2, 2), lambda x: x),
+    lambda t: t.nn.Sequential([t.nn.Linear(2, 2)]),
+    lambda t: t.nn.ModuleList([t.nn.Linear(2, 2)])[3],
+    lambda t: t.nn.ModuleList().append(3),
+    lambda t: t.nn.ModuleDict({"a": t.nn.Linear(2, 2)})["b"],
+    lambda t: t.nn.ParameterList([t.nn.Parameter(t.ones(2))])[3],
+    lambda t: t.nn.Module().add_module("a.b", t.nn.Linear(2, 2)),
+    lambda t: t.nn.Linear(t.tensor(3), t.tensor(4)).weight.shape,
+    lambda t: str(t.nn.Linear(3.0, 4)),
+    lambda t: t.nn.Linear(-1, 4),
+    lambda t: t.nn.Linear(t.ones(3, 4), 4),
+    lambda t: t.nn.Linear(None, 4),
+    lambda t: str(t.nn.Conv2d(t.tensor(3), 4, 3)),
+    lambda t: t.nn.Conv2d(3.0, 4, 3),
+    lambda t: t.nn.Conv2d(3, 4, -1),
+    lambda t: t.nn.Embedding(-1, 3),
+    lambda t: t.nn.BatchNorm2d(3.0),
+]
+
+
+@pytest.mark.parametrize("fn", MODULES)
+def test_module_mistake(fn):
+    check(fn)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda t: t.nn.Conv2d(0, 4, 3).weight.shape,
+    lambda t: t.nn.Conv2d(3, 0, 3).weight.shape,
+    lambda t: t.nn.ConvTranspose2d(3, 0, 3).weight.shape,
+    lambda t: t.nn.Conv1d(0, 4, 3).weight.shape,
+    lambda t: t.nn.Linear(0, 4).weight.shape,
+    lambda t: t.nn.Linear(4, 0).weight.shape,
+    lambda t: t.nn.Embedding(0, 4).weight.shape,
+])
+def test_zero_element_init_warns(fn):
+    check_warns(fn)
+
+
+def _param(t):
+    return t.ones(3, requires_grad=True)
+
+
+OPTIM = [
+    lambda t: t.optim.SGD([], lr=0.1),
+    lambda t: t.optim.Adam(t.nn.ReLU().parameters()),
+    lambda t: t.optim.SGD([_param(t) * 2], lr=0.1),
+    lambda t: t.optim.SGD(_param(t), lr=0.1),
+    lambda t: t.optim.SGD([_param(t)]),
+    lambda t: t.optim.SGD([_param(t)], lr=-1),
+    lambda t: t.optim.Adam([_param(t)], betas=(1.5, 0.9)),
+    lambda t: (lambda x: t.optim.SGD([x, x], lr=0.1))(_param(t)),
+    lambda t: (lambda x: t.optim.SGD([{"params": [x]}, {"params": [x]}], lr=0.1))(_param(t)),
+    lambda t: t.optim.SGD([t.ones(3)], lr=0.1).param_groups[0]["lr"],
+    lambda t: t.optim.SGD([t.ones(3, dtype=t.long)], lr=0.1).param_groups[0]["lr"],
+    lambda t: t.optim.SGD({_param(t)}, lr=0.1),
+    lambda t: t.optim.SGD(t.nn.Linear(2, 2), lr=0.1),
+    lambda t: t.optim.SGD([_param(t)], lr=0.1, nesterov=True),
+    lambda t: t.optim.SGD([_param(t)], lr=0.1, foo=1),
+    lambda t: t.optim.SGD([_param(t)], lr=0.1).load_state_dict({"state": {}, "param_groups": []}),
+    lambda t: (lambda x: (t.optim.SGD([x], lr=0.1).step(), x)[1])(_param(t)),
+]
+
+
+@pytest.mark.parametrize("fn", OPTIM)
+def test_optimizer_mistake(fn):
+    check_warns(lambda t: repr(fn(t)))
+
+
+def _data(t):
+    return t.utils.data
+
+
+class _Stream:
+    """An IterableDataset built for either library."""
+
+    @staticmethod
+    def make(t):
+        class D(t.utils.data.IterableDataset):
+            def __iter__(self):
+                return iter(range(3))
+        return D()
+
+
+DATA = [
+    lambda t: _data(t).DataLoader(list(range(10)), batch_size=0),
+    lambda t: _data(t).DataLoader(list(range(10)), batch_size=-1),
+    lambda t: _data(t).DataLoader(list(range(10)), batch_size=2.5),
+    lambda t: _data(t).DataLoader(list(range(10)), shuffle=True,
+                                  sampler=_data(t).SequentialSampler(range(10))),
+    lambda t: _data(t).DataLoader(list(range(10)), batch_size=2,
+                                  batch_sampler=_data(t).BatchSampler(range(10), 2, False)),
+    lambda t: _data(t).DataLoader(list(range(10)), drop_last=True,
+                                  batch_sampler=_data(t).BatchSampler(range(10), 2, False)),
+    lambda t: _data(t).DataLoader(list(range(10)), num_workers=-1),
+    lambda t: _data(t).DataLoader(list(range(10)), timeout=-1),
+    lambda t: _data(t).DataLoader(list(range(10)), prefetch_factor=2),
+    lambda t: _data(t).DataLoader(list(range(10)), persistent_workers=True),
+    lambda t: len(_data(t).DataLoader(list(range(10)), shuffle="yes")),
+    lambda t: _data(t).DataLoader(list(range(10)), batch_size=None, drop_last=True).drop_last,
+    lambda t: list(_data(t).DataLoader([t.ones(2), t.ones(3)], batch_size=2)),
+    lambda t: list(_data(t).DataLoader([[1, 2], [3]], batch_size=2)),
+    lambda t: list(_data(t).DataLoader([None, None], batch_size=2)),
+    lambda t: len(_data(t).DataLoader(_Stream.make(t))),
+    lambda t: _data(t).DataLoader(_Stream.make(t), shuffle=True),
+    lambda t: _data(t).random_split(range(10), [3, 3]),
+    lambda t: _data(t).random_split(range(10), [0.5, 0.6]),
+    lambda t: _data(t).Subset(list(range(3)), [5])[0],
+    lambda t: _data(t).TensorDataset(t.ones(3), t.ones(4)),
+    lambda t: _data(t).BatchSampler(range(10), 0, False),
+    lambda t: _data(t).RandomSampler(range(10), num_samples=0),
+    lambda t: list(_data(t).WeightedRandomSampler([1., -1.], 2)),
+]
+
+
+@pytest.mark.parametrize("fn", DATA)
+def test_data_mistake(fn):
+    check(fn)
+
+
+# ---- misc ------------------------------------------------------------------------------------
+
+MISC = [
+    lambda t: t.tensor([[1, 2], [3]]),
+    lambda t: t.tensor([[[1, 2], [3, 4]], [[1, 2], [3]]]),
+    lambda t: t.tensor([1, [2, 3]]),
+    lambda t: t.tensor([[1, 2], 3]),
+    lambda t: t.tensor([t.ones(2), t.ones(2)]),
+    lambda t: t.tensor([t.ones(1), t.ones(1)]),
+    lambda t: t.tensor([t.tensor(1.), t.tensor(2.)]),
+    lambda t: t.tensor(["a"]),
+    lambda t: t.tensor("a"),
+    lambda t: t.tensor([None]),
+    lambda t: t.tensor({"a": 1}),
+    lambda t: t.tensor({1, 2}),
+    lambda t: t.tensor([2 ** 64]),
+    lambda t: t.tensor([1.5], dtype=t.long),
+    lambda t: t.from_numpy([1, 2]),
+    lambda t: t.as_tensor([[1], [2, 3]]),
+    lambda t: t.FloatTensor([[1], [2, 3]]),
+    lambda t: t.arange(0, 10, 0),
+    lambda t: t.arange(10, 0, 1),
+    lambda t: t.arange(0, 10, -1),
+    lambda t: t.arange(0, float("inf")),
+    lambda t: t.arange(0, float("nan")),
+    lambda t: t.linspace(0, 1, -1),
+    lambda t: t.zeros(-1),
+    lambda t: t.zeros(2, -3),
+    lambda t: t.ones(2.5),
+    lambda t: t.ones((2, 2.0)),
+    lambda t: t.empty(-2),
+    lambda t: t.full((-1,), 1.),
+    lambda t: t.randn(-1),
+    lambda t: t.rand(2, -1),
+    lambda t: t.zeros("3"),
+    lambda t: t.zeros(None),
+    lambda t: t.eye(-1),
+    lambda t: t.randint(5, 5, (3,)),
+    lambda t: t.randint(5, 2, (3,)),
+    lambda t: t.randint(0, (3,)),
+    lambda t: t.randint(-1, (3,)),
+    lambda t: t.randperm(-1),
+    lambda t: t.multinomial(t.tensor([-1., 1.]), 1),
+    lambda t: t.multinomial(t.tensor([0., 0.]), 1),
+    lambda t: t.multinomial(t.tensor([1., 1.]), 3),
+    # PyTorch's with-replacement kernel (more than one sample) words its checks differently
+    lambda t: t.multinomial(t.tensor([1., -1.]), 2, True),
+    lambda t: t.multinomial(t.tensor([[1., 1.], [1., -1.]]), 2, True),
+    lambda t: t.multinomial(t.tensor([1., float("nan")]), 2, True),
+    lambda t: t.multinomial(t.tensor([float("inf"), -1.]), 2, True),
+    lambda t: t.multinomial(t.tensor([0., 0.]), 2, True),
+    lambda t: t.multinomial(t.tensor([1., -1.]), 1, True),
+    lambda t: t.multinomial(t.tensor([1., -1.]), 2, False),
+    lambda t: t.normal(0., -1., (3,)),
+    lambda t: t.normal(t.zeros(3), -t.ones(3)),
+    lambda t: t.ones(3).uniform_(1, 0),
+    lambda t: t.bernoulli(t.tensor([1.5])),
+    lambda t: t.ones(3).bernoulli_(1.5),
+    lambda t: t.ones(3).to("cuda"),
+    lambda t: t.ones(3).cuda(),
+    lambda t: t.ones(3).to("cuda:1"),
+    lambda t: t.ones(3, device="cuda"),
+    lambda t: t.nn.Linear(2, 2).cuda(),
+    lambda t: t.nn.Linear(2, 2).to("cuda"),
+    lambda t: t.ones(3).to("gpu"),
+    lambda t: t.device("foo"),
+    lambda t: t.device("cpu:x"),
+    lambda t: t.device("cuda", -1),
+    lambda t: t.cuda.is_available(),
+    lambda t: t.cuda.device_count(),
+    lambda t: t.cuda.current_device(),
+    lambda t: t.cuda.get_device_name(),
+    lambda t: t.cuda.synchronize(),
+    lambda t: t.Generator(device="cuda"),
+    lambda t: t.ones(3).is_cuda,
+    lambda t: iter(t.tensor(1)),
+    lambda t: int(t.tensor([2.7])),
+    lambda t: [1, 2, 3][t.tensor(1.)],
+    lambda t: [1, 2, 3][t.tensor(1)],
+    lambda t: [1, 2, 3][t.tensor([1])],
+    lambda t: list(range(t.tensor(3))),
+    lambda t: list(range(t.tensor(3.))),
+    lambda t: "a" in t.ones(2),
+    lambda t: t.ones(2) + "a",
+    lambda t: t.ones(2) + None,
+    lambda t: round(t.tensor(1.2345), 2),
+    lambda t: "{:.2f}".format(t.ones(2)),
+    lambda t: "{:.2f}".format(t.tensor(1.5)),
+    lambda t: complex(t.ones(2)),
+    lambda t: t.ones(3).__index__(),
+    lambda t: t.ones(3).size(1),
+    lambda t: t.ones(3).shape[1],
+    lambda t: t.ones(2, 3, 4).t(),
+    lambda t: t.ones(3, requires_grad=True)[0:2].detach_(),
+    # matrix transposes of a vector
+    lambda t: t.ones(3).mT,
+    lambda t: t.ones(3).mH,
+    lambda t: t.ones(3).H,
+    lambda t: t.ones(2, 3, 4).H,
+    lambda t: t.ones(2, 3).H,
+    lambda t: t.ones(2, 3, 4).mT,
+    lambda t: t.ones(2, 3, 4, dtype=t.complex64).mH,
+    lambda t: t.ones(2, 3, dtype=t.complex64).H,
+]
+
+
+@pytest.mark.parametrize("fn", MISC)
+def test_misc_mistake(fn):
+    check(fn)
