@@ -271,3 +271,26 @@ def test_donated_buffers_are_never_observed():
         res.append((state_of(m, opt), alias))
     assert list(f._entries.values())[-1].donating is not None   # the donating path ran
     assert_same(res[0], res[1], rtol=1e-5, atol=1e-6)
+
+
+def test_parameters_shared_with_numpy():
+    """Parameters whose storage a user shared with NumPy (`p.detach().numpy()`, for logging)
+    are read through their layout and written back into the NumPy buffer, as in eager."""
+    eager_m, comp_m, shape, kind = twins("mlp")
+    batches = data(shape, 5)
+    res = []
+    for m, compiled in ((eager_m, False), (comp_m, True)):
+        step, opt = make_step(torchlike, m, "sgd")
+        f = torchlike.compile(step) if compiled else step
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")       # no fallback to eager
+            for i, (x, y) in enumerate(batches):
+                if i == 2:
+                    shared = [p.detach().numpy() for p in m.parameters()]
+                f(torchlike.tensor(x), torchlike.tensor(y))
+        for a, p in zip(shared, m.parameters()):
+            np.testing.assert_array_equal(a, p.detach().numpy())
+        res.append((state_of(m, opt), [a.copy() for a in shared]))
+    assert_same(res[0][0], res[1][0], rtol=1e-5, atol=1e-6)
+    for a, b in zip(res[0][1], res[1][1]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)

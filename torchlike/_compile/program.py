@@ -265,6 +265,9 @@ class Entry:
             st._np = None
             st._data = a
             st.shape = a.shape
+        for t in walk.tensors:   # a storage shared with NumPy goes in flat: re-derive layouts
+            t._natural = t._offset == 0 and t._size == t._st.shape and \
+                t._stride == _contiguous(t._size)
         ctx = patches.TraceContext(walk, hypers, gens)
         self.unknown = ctx.unknown_gens
         with patches.tracing(ctx):
