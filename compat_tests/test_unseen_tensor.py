@@ -140,3 +140,18 @@ def _setitem(t, k, v):
 ])
 def test_fill_value_overflow(expr):
     check(lambda torch: eval(expr, dict(torch=torch, _setitem=_setitem)))
+
+
+# ---- NumPy keyword spellings (axis=, keepdims=) on table ops ----------------------------------
+
+@pytest.mark.parametrize("expr", [
+    "x.sum(axis=1)", "x.sum(axis=1, keepdims=True)", "torch.mean(x, axis=0)",
+    "torch.sum(x, dim=1, keepdims=True)", "torch.argmax(x, axis=1)", "x.cumsum(axis=0)",
+    "x.prod(axis=1)", "torch.softmax(x, axis=0)", "x.amax(axis=1)", "x.any(axis=0)",
+    "torch.logsumexp(x, axis=1)", "x.argsort(axis=1)", "x.nansum(axis=0)", "x.all(axis=1)",
+    "x.mean(axis=(0, 1))", "x.cumprod(axis=1)", "x.log_softmax(axis=1)",
+    "x.sum(1, keepdims=True)", "x.mean(1, keepdims=True)", "x.clone().cumsum_(axis=1)",
+])
+def test_numpy_keyword_names(expr):
+    check(lambda torch: eval(expr, dict(torch=torch, x=torch.tensor([[3., 1., 2.],
+                                                                      [6., 5., 4.]]))))

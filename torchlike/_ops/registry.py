@@ -667,16 +667,25 @@ def op(name=None, *, pointwise=False, promote="default", tensors=None, lists=(),
     return register
 
 
+# NumPy spellings PyTorch's argument parser accepts for these parameters (`x.sum(axis=1)`)
+_NUMPY_NAMES = {"dim": "axis", "keepdim": "keepdims"}
+_UNSET = object()
+
+
 def _generate(row, method, function, inplace, out, dunders, aliases, method_only_aliases):
-    params, defaults, names = _signature_source(row.impl, (("out", None),) if out else ())
-    ns = dict(defaults, _row=row, _call=call, _call_inplace=call_inplace)
-    argtuple = "(" + "".join(n + ", " for n in row.names) + ")"
+    np_names = {n: _NUMPY_NAMES[n] for n in row.names if n in _NUMPY_NAMES}
+    extra = tuple((a, _UNSET) for a in np_names.values())
+    params, defaults, names = _signature_source(row.impl, ((("out", None),) if out else ()) +
+                                                extra)
+    ns = dict(defaults, _row=row, _call=call, _call_inplace=call_inplace, _UNSET=_UNSET)
+    argtuple = "(" + "".join(f"({n} if {np_names[n]} is _UNSET else {np_names[n]}), "
+                             if n in np_names else n + ", " for n in row.names) + ")"
     fn = _make(row.name, params, f"_call(_row, {argtuple}{', out' if out else ''})", ns)
     fn.__doc__ = f"Mirrors `torch.{row.name}`."
     fn.__qualname__ = row.name
     meth = fn
     if out:
-        mparams, mdefaults, _ = _signature_source(row.impl)
+        mparams, mdefaults, _ = _signature_source(row.impl, extra)
         meth = _make(row.name, mparams, f"_call(_row, {argtuple})", dict(mdefaults, **ns))
         meth.__doc__ = f"Mirrors `Tensor.{row.name}`."
     if function:
@@ -687,7 +696,7 @@ def _generate(row, method, function, inplace, out, dunders, aliases, method_only
             METHODS[n] = meth
     ip = None
     if inplace:
-        iparams, idefaults, _ = _signature_source(row.impl)
+        iparams, idefaults, _ = _signature_source(row.impl, extra)
         ip = _make(row.name + "_", iparams, f"_call_inplace(_row, {argtuple})",
                    dict(idefaults, **ns))
         ip.__doc__ = f"Mirrors `Tensor.{row.name}_`."
