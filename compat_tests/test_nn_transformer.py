@@ -335,12 +335,12 @@ def test_encoder_stack():
     def make(nn):
         return nn.TransformerEncoder(nn.TransformerEncoderLayer(D, NH, FF), 2,
                                      norm=nn.LayerNorm(D))
-    check_module(make, [rnd(L, N, D)], train=False)
+    check_module(make, [rnd(L, N, D)], train=False, **TOL)
     mask = np.triu(np.ones((L, L), bool), 1)  # detected as causal
     kpm = np.zeros((N, L), bool)
     kpm[2, -2:] = True
     check_module(wrap(make, ("mask", "src_key_padding_mask")), [rnd(L, N, D), mask, kpm],
-                 train=False, compare_repr=False)
+                 train=False, compare_repr=False, **TOL)
 
 
 def test_encoder_stack_nested_fast_path_zeros_padding():
