@@ -15,7 +15,18 @@ from .size import Size
 from .storage import Storage, TypedStorage, UntypedStorage
 
 
-class Tensor:
+class _TensorMeta(type):
+    """Tensor classes print under PyTorch's names: `<class 'torch.Tensor'>`,
+    `<class 'torch.nn.parameter.Parameter'>` (a user subclass keeps its own module)."""
+
+    def __repr__(cls):
+        mod = "torch" if cls is Tensor else cls.__module__
+        if mod == "torchlike" or mod.startswith("torchlike."):
+            mod = "torch" + mod[len("torchlike"):]
+        return f"<class '{mod}.{cls.__qualname__}'>"
+
+
+class Tensor(metaclass=_TensorMeta):
     """Mirrors `torch.Tensor`."""
 
     __slots__ = ("_st", "_size", "_stride", "_offset", "_natural", "dtype", "_vc", "_base",

@@ -113,7 +113,7 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
         return result
 
 
-class _BufferMeta(type):
+class _BufferMeta(type(Tensor)):
     """`isinstance(t, Buffer)` holds for tensors made by `Buffer(...)` (which are plain
     Tensors marked `_is_buffer`, as in PyTorch)."""
 
