@@ -559,7 +559,9 @@ def _write_one_out(r, o):
                 f"{list(r.shape)}. This behavior is deprecated, and in a future PyTorch release "
                 f"outputs will not be resized unless they have zero elements. You can explicitly "
                 f"reuse an out tensor t by resizing it, inplace, to zero elements with "
-                f"t.resize_(0).", UserWarning, stacklevel=4)
+                f"t.resize_(0). (Triggered internally at "
+                f"/__w/pytorch/pytorch/aten/src/ATen/native/Resize.cpp:30.)", UserWarning,
+                stacklevel=4)
         o.resize_(tuple(r.shape))
     o._assign(r)
 

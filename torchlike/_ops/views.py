@@ -6,6 +6,7 @@ changes `self`'s own layout (`transpose_`, `squeeze_`, ...).
 """
 import math
 import operator
+import warnings
 
 from .._core import layout
 from .._core.tensor import Tensor, _wrap_dim, make_view
@@ -542,7 +543,28 @@ def _H(self):
     return permute(self, tuple(range(self.dim() - 1, -1, -1))).conj()
 
 
-_prop("T", lambda self: permute(self, tuple(range(self.dim() - 1, -1, -1))))
+_T_DEPRECATED = {
+    0: "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases. "
+       "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4321.)",
+    None: "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+          "deprecated and it will throw an error in a future release. Consider `x.mT` to "
+          "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to "
+          "reverse the dimensions of a tensor. (Triggered internally at "
+          "/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4314.)"}
+_T_WARNED = set()
+
+
+def _T(self):
+    """`x.T`; on other than 2-D tensors PyTorch warns (once per process, each message)."""
+    if self.dim() != 2:
+        key = 0 if self.dim() == 0 else None
+        if key not in _T_WARNED:
+            _T_WARNED.add(key)
+            warnings.warn(_T_DEPRECATED[key], UserWarning, stacklevel=2)
+    return permute(self, tuple(range(self.dim() - 1, -1, -1)))
+
+
+_prop("T", _T)
 _prop("mT", lambda self: _matrices(self, "mT"))
 _prop("H", _H)
 _prop("mH", lambda self: _matrices(self, "mH").conj())
