@@ -3,9 +3,16 @@
 `import torchlike as torch` gives a torch-shaped namespace whose tensors emulate PyTorch's
 storage, strides, views and in-place semantics on top of jitted JAX kernels.
 """
+import logging as _logging
 import os as _os
 
 import jax as _jax
+
+# JAX logs every trace and compile at DEBUG level: a script that turns on DEBUG logging for
+# itself (`logging.basicConfig(level=logging.DEBUG)`) would print JAX's internals, which PyTorch
+# never does. JAX's own level settings (JAX_LOGGING_LEVEL, jax_debug_log_modules) still apply.
+if _logging.getLogger("jax").level == _logging.NOTSET:
+    _logging.getLogger("jax").setLevel(_logging.WARNING)
 
 _jax.config.update("jax_enable_x64", True)
 # Eager PyTorch on CPU is synchronous, and so is torchlike by default: XLA:CPU's async dispatch
