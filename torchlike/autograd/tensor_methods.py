@@ -183,6 +183,18 @@ def detach_(self):
     return self
 
 
+def _get_volatile(self):
+    """The pre-0.4 `volatile` flag: always False now, with PyTorch's warning."""
+    warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
+                  stacklevel=2)
+    return False
+
+
+def _set_volatile(self, value):
+    warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` "
+                  "instead.", UserWarning, stacklevel=2)
+
+
 def install():
     Tensor.backward = backward
     Tensor.register_hook = register_hook
@@ -192,5 +204,6 @@ def install():
     Tensor.output_nr = property(output_nr)
     Tensor.grad = property(_get_grad, _set_grad)
     Tensor.requires_grad = property(_get_requires_grad, _set_requires_grad)
+    Tensor.volatile = property(_get_volatile, _set_volatile)
     Tensor.requires_grad_ = requires_grad_
     Tensor.detach_ = detach_
