@@ -117,6 +117,21 @@ def no_cuda_error():
     return AssertionError("Torch not compiled with CUDA enabled")
 
 
+def no_aten_cuda_error():
+    """What a CPU-only PyTorch raises where CUDA is reached below Python (`t.type(
+    torch.cuda.FloatTensor)`)."""
+    return RuntimeError(
+        "Cannot initialize CUDA without ATen_cuda library. PyTorch splits its backend into two "
+        "shared libraries: a CPU library and a CUDA library; this error has occurred because you "
+        "are trying to use some CUDA functionality, but the CUDA library has not been loaded by "
+        "the dynamic linker for some reason.  The CUDA library MUST be loaded, EVEN IF you don't "
+        "directly use any symbols from the CUDA library! One common culprit is a lack of "
+        "-Wl,--no-as-needed in your link arguments; many dynamic linkers will delete dynamic "
+        "library dependencies if you don't depend on any of their symbols.  You can check if "
+        "this has occurred by using ldd on your binary to see if there is a dependency on "
+        "*_cuda.so library.")
+
+
 def canonical(dev):
     """A `device` from a str/int/device; 'cuda' gets the current index. None stays None."""
     if dev is None:

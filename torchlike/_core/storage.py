@@ -25,11 +25,14 @@ def _fake_ptr(nbytes):
 class Storage:
     """The shared buffer: `_data` (JAX array) or `_np` (flat NumPy array), dtype, device."""
 
-    __slots__ = ("_data", "_np", "dtype", "device", "numel", "shape", "_ptr", "__weakref__")
+    __slots__ = ("_data", "_np", "dtype", "device", "numel", "shape", "_ptr", "resizable",
+                 "shared", "__weakref__")
 
     def __init__(self, data, dtype, device, ptr=None):
         self._data = data
         self._np = None
+        self.resizable = True
+        self.shared = False  # set by `share_memory_` (read by `is_shared`)
         self.dtype = dtype
         self.device = device
         self.shape = tuple(data.shape)
@@ -37,11 +40,14 @@ class Storage:
         self._ptr = ptr
 
     @classmethod
-    def from_numpy_flat(cls, flat, dtype, device):
-        """A storage over a flat, writable NumPy buffer, shared with it."""
+    def from_numpy_flat(cls, flat, dtype, device, resizable=True):
+        """A storage over a flat, writable NumPy buffer, shared with it (memory NumPy owns, as
+        `torch.from_numpy`'s, cannot grow: `resizable=False`)."""
         st = cls.__new__(cls)
         st._data = None
         st._np = flat
+        st.resizable = resizable
+        st.shared = False
         st.dtype = dtype
         st.device = device
         st.shape = (flat.shape[0],)
@@ -121,13 +127,20 @@ class TypedStorage:
 
     __slots__ = ("_st",)
 
+    _warned = False  # PyTorch warns of the deprecation once per process
+
     def __init__(self, st):
-        warnings.warn("TypedStorage is deprecated. It will be removed in the future and "
-                      "UntypedStorage will be the only storage class. This should only matter to "
-                      "you if you are using storages directly.  To access UntypedStorage "
-                      "directly, use tensor.untyped_storage() instead of tensor.storage()",
-                      UserWarning, stacklevel=3)
+        if not TypedStorage._warned:
+            TypedStorage._warned = True
+            warnings.warn("TypedStorage is deprecated. It will be removed in the future and "
+                          "UntypedStorage will be the only storage class. This should only "
+                          "matter to you if you are using storages directly.  To access "
+                          "UntypedStorage directly, use tensor.untyped_storage() instead of "
+                          "tensor.storage()", UserWarning, stacklevel=3)
         self._st = st
+
+    def __sizeof__(self):
+        return super().__sizeof__() + self.nbytes()
 
     def size(self):
         return self._st.numel

@@ -149,10 +149,14 @@ def type_(self, dtype=None, non_blocking=False, **kwargs):
         cuda = ".cuda." in dtype
         if name not in _TYPE_NAMES:
             raise ValueError(f"invalid type: '{dtype}'")
-        return _convert(self, _TYPE_NAMES[name], "cuda" if cuda else None)
-    if isinstance(dtype, type) and hasattr(dtype, "_dtype"):
-        return _convert(self, dtype._dtype, "cuda" if dtype._device == "cuda" else None)
-    return _convert(self, dtype)
+        target = _TYPE_NAMES[name]
+    elif isinstance(dtype, type) and hasattr(dtype, "_dtype"):
+        target, cuda = dtype._dtype, dtype._device == "cuda"
+    else:
+        return _convert(self, dtype)
+    if cuda and not dev.gpus():
+        raise dev.no_aten_cuda_error()
+    return _convert(self, target, "cuda" if cuda else None)
 
 
 def type_as(self, other):
@@ -298,6 +302,8 @@ def resize_(self, *size, memory_format=None):
     st = self._st
     need = self._offset + n
     if need > st.numel:
+        if not st.resizable:
+            raise RuntimeError("Trying to resize storage that is not resizable")
         old = np.asarray(st.array()).reshape(-1)
         flat = np.zeros(need, dtype=self.dtype.np)
         flat[:old.shape[0]] = old

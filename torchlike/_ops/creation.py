@@ -293,7 +293,7 @@ def from_numpy(ndarray):
     stride = tuple(s // item for s in ndarray.strides)
     span = 1 + sum((n - 1) * s for n, s in zip(ndarray.shape, stride)) if ndarray.size else 0
     flat = np.lib.stride_tricks.as_strided(ndarray, (span,), (item,))
-    st = Storage.from_numpy_flat(flat, d, CPU)
+    st = Storage.from_numpy_flat(flat, d, CPU, resizable=False)
     return _new(Tensor, st, tuple(ndarray.shape), stride, 0, [0], None)
 
 

@@ -59,13 +59,15 @@ def is_pinned(self, device=None):
 
 @_method
 def share_memory_(self):
-    """Mirrors `Tensor.share_memory_` (a no-op: storages move between processes by pickling)."""
+    """Mirrors `Tensor.share_memory_`: marks the storage shared (`is_shared()` is then True);
+    nothing moves, as storages travel between processes by pickling."""
+    self._st.shared = True
     return self
 
 
 @_method
 def is_shared(self):
-    return False
+    return self._st.shared
 
 
 @_method

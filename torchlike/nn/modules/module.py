@@ -398,7 +398,7 @@ class Module:
                     g.zero_()
 
     def share_memory(self):
-        return self
+        return self._apply(lambda t: t.share_memory_())
 
     # ---- device and dtype -----------------------------------------------------------------------
 
