@@ -478,6 +478,25 @@ def test_seed002_hooks_named_parameters_closure_and_removal():
     check(f)
 
 
+def test_seed002_hook_handles_are_torch_utils_hooks_removable_handles():
+    def f(torch):
+        RemovableHandle = torch.utils.hooks.RemovableHandle
+        m = torch.nn.Linear(1, 1)
+        hs = [m.weight.register_hook(lambda g: g), m.register_forward_hook(lambda *a: None),
+              m.register_forward_pre_hook(lambda *a: None, with_kwargs=True),
+              m.register_full_backward_hook(lambda *a: None)]
+        calls = []
+        h = m.register_forward_hook(lambda *a, **k: calls.append(1), with_kwargs=True,
+                                    always_call=True)
+        m(torch.ones(1, 1))
+        h.remove()
+        m(torch.ones(1, 1))
+        return ([str(type(x)) for x in hs], [isinstance(x, RemovableHandle) for x in hs],
+                type(hs[0]).__module__, calls, len(m._forward_hooks_with_kwargs),
+                len(m._forward_hooks_always_called))
+    check(f)
+
+
 def test_seed002_hook_logger_debug_output(tmp_path):
     # the seed logs through `logger.debug`: turning DEBUG logging on must show the script's
     # messages only (no JAX internals)

@@ -29,24 +29,30 @@ def node_class(name, base=None):
 
 
 class RemovableHandle:
-    """Mirrors `torch.utils.hooks.RemovableHandle`."""
+    """Mirrors `torch.utils.hooks.RemovableHandle` (also published there): removes its hook from
+    `hooks_dict` and from `extra_dict` (a dict or a list of dicts)."""
 
     _ids = itertools.count()
 
-    def __init__(self, hooks_dict):
+    def __init__(self, hooks_dict, *, extra_dict=None):
         self.id = next(RemovableHandle._ids)
-        self._dict = weakref.ref(hooks_dict) if hooks_dict is not None else None
+        extra = [extra_dict] if isinstance(extra_dict, dict) else list(extra_dict or ())
+        self._dicts = [weakref.ref(d) for d in [hooks_dict] + extra if d is not None]
 
     def remove(self):
-        d = self._dict() if self._dict is not None else None
-        if d is not None:
-            d.pop(self.id, None)
+        for ref in self._dicts:
+            d = ref()
+            if d is not None:
+                d.pop(self.id, None)
 
     def __enter__(self):
         return self
 
     def __exit__(self, *a):
         self.remove()
+
+
+RemovableHandle.__module__ = "torch.utils.hooks"
 
 
 class _HookDict(dict):

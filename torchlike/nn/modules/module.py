@@ -2,7 +2,6 @@
 hooks, device/dtype moves and PyTorch's repr."""
 import functools
 import itertools
-import weakref
 from collections import OrderedDict, namedtuple
 
 from ..._core import grad_state
@@ -63,20 +62,6 @@ def _addindent(s, num_spaces):
         return s
     first = lines.pop(0)
     return first + "\n" + "\n".join(num_spaces * " " + line for line in lines)
-
-
-class _Handle(RemovableHandle):
-    """A removable handle over one of a module's hook dicts."""
-
-    def __init__(self, hooks_dict, *extra):
-        self.id = next(RemovableHandle._ids)
-        self._dicts = [weakref.ref(hooks_dict)] + [weakref.ref(e) for e in extra]
-
-    def remove(self):
-        for ref in self._dicts:
-            d = ref()
-            if d is not None:
-                d.pop(self.id, None)
 
 
 class Module:
@@ -557,7 +542,8 @@ class Module:
 
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """Mirrors `Module.register_forward_pre_hook`."""
-        handle = _Handle(self._forward_pre_hooks, self._forward_pre_hooks_with_kwargs)
+        handle = RemovableHandle(self._forward_pre_hooks,
+                                 extra_dict=self._forward_pre_hooks_with_kwargs)
         self._forward_pre_hooks[handle.id] = hook
         if with_kwargs:
             self._forward_pre_hooks_with_kwargs[handle.id] = True
@@ -568,8 +554,8 @@ class Module:
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False,
                               always_call=False):
         """Mirrors `Module.register_forward_hook`."""
-        handle = _Handle(self._forward_hooks, self._forward_hooks_with_kwargs,
-                         self._forward_hooks_always_called)
+        handle = RemovableHandle(self._forward_hooks, extra_dict=[
+            self._forward_hooks_with_kwargs, self._forward_hooks_always_called])
         self._forward_hooks[handle.id] = hook
         if with_kwargs:
             self._forward_hooks_with_kwargs[handle.id] = True
@@ -586,14 +572,14 @@ class Module:
             raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
                                "on a single Module. Please use only one of them.")
         self._is_full_backward_hook = True
-        handle = _Handle(self._backward_hooks)
+        handle = RemovableHandle(self._backward_hooks)
         self._backward_hooks[handle.id] = hook
         if prepend:
             self._backward_hooks.move_to_end(handle.id, last=False)
         return handle
 
     def register_full_backward_pre_hook(self, hook, prepend=False):
-        handle = _Handle(self._backward_pre_hooks)
+        handle = RemovableHandle(self._backward_pre_hooks)
         self._backward_pre_hooks[handle.id] = hook
         if prepend:
             self._backward_pre_hooks.move_to_end(handle.id, last=False)
@@ -604,7 +590,7 @@ class Module:
             raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
                                "on a single Module. Please use only one of them.")
         self._is_full_backward_hook = False
-        handle = _Handle(self._backward_hooks)
+        handle = RemovableHandle(self._backward_hooks)
         self._backward_hooks[handle.id] = hook
         return handle
 
@@ -779,14 +765,14 @@ class Module:
         return _IncompatibleKeys(missing_keys, unexpected_keys)
 
     def register_state_dict_pre_hook(self, hook):
-        handle = _Handle(self._state_dict_pre_hooks)
+        handle = RemovableHandle(self._state_dict_pre_hooks)
         self._state_dict_pre_hooks[handle.id] = hook
         return handle
 
     def register_state_dict_post_hook(self, hook):
         """Mirrors `Module.register_state_dict_post_hook` (the hook must return None)."""
         hook._from_public_api = True
-        handle = _Handle(self._state_dict_hooks)
+        handle = RemovableHandle(self._state_dict_hooks)
         self._state_dict_hooks[handle.id] = hook
         return handle
 
@@ -795,12 +781,12 @@ class Module:
             raise RuntimeError("Cannot register the same function as the state dict post hook "
                                "that was previously registered via "
                                "register_state_dict_post_hook")
-        handle = _Handle(self._state_dict_hooks)
+        handle = RemovableHandle(self._state_dict_hooks)
         self._state_dict_hooks[handle.id] = hook
         return handle
 
     def _register_load_state_dict_pre_hook(self, hook, with_module=False):
-        handle = _Handle(self._load_state_dict_pre_hooks)
+        handle = RemovableHandle(self._load_state_dict_pre_hooks)
         if with_module:
             self._load_state_dict_pre_hooks[handle.id] = functools.partial(hook, self)
         else:
@@ -811,7 +797,7 @@ class Module:
         return self._register_load_state_dict_pre_hook(hook, with_module=True)
 
     def register_load_state_dict_post_hook(self, hook):
-        handle = _Handle(self._load_state_dict_post_hooks)
+        handle = RemovableHandle(self._load_state_dict_post_hooks)
         self._load_state_dict_post_hooks[handle.id] = hook
         return handle
 
@@ -858,13 +844,14 @@ class grad_state_off:
 
 
 def register_module_forward_pre_hook(hook):
-    handle = _Handle(_global_forward_pre_hooks)
+    handle = RemovableHandle(_global_forward_pre_hooks)
     _global_forward_pre_hooks[handle.id] = hook
     return handle
 
 
 def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
-    handle = _Handle(_global_forward_hooks, _global_forward_hooks_always_called)
+    handle = RemovableHandle(_global_forward_hooks,
+                             extra_dict=_global_forward_hooks_always_called)
     _global_forward_hooks[handle.id] = hook
     if always_call:
         _global_forward_hooks_always_called[handle.id] = True
