@@ -1104,6 +1104,14 @@ def test_seed004_variable_and_volatile():
     check(f)
 
 
+def test_seed004_variable_with_all_warnings_shown(tmp_path):
+    # run as a script (the runner aliases torch.autograd): no stray ImportWarning either
+    same_script_output(
+        "import warnings\nwarnings.simplefilter('always')\nimport torch\n"
+        "from torch.autograd import Variable\n"
+        "print(Variable())\nprint(Variable(torch.ones(2), volatile=True).volatile)\n", tmp_path)
+
+
 def test_seed004_version_counter_and_saved_tensor_checks():
     def f(torch):
         x = torch.ones(3, requires_grad=True)

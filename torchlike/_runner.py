@@ -21,12 +21,16 @@ USAGE = ("usage: python -m torchlike [--check] script.py [args...]\n"
 class _AliasLoader(importlib.abc.Loader):
     def __init__(self, module):
         self.module = module
+        self.spec = getattr(module, "__spec__", None)
 
     def create_module(self, spec):
         return self.module
 
     def exec_module(self, module):
-        pass
+        # importlib has just set `__spec__` to the alias's (`torch.x`): give the module its own
+        # back, so its relative imports don't warn `__package__ != __spec__.parent`
+        if self.spec is not None:
+            module.__spec__ = self.spec
 
 
 class TorchAlias(importlib.abc.MetaPathFinder):
