@@ -429,3 +429,31 @@ def test_conv_net_end_to_end():
         return nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.MaxPool2d(2),
                              nn.Conv2d(8, 4, 3, stride=2), nn.AdaptiveAvgPool2d(1))
     check_module(make, [R(2, 3, 12, 12)], rtol=1e-4, atol=1e-5)
+
+
+def _pool_tie_inputs():
+    rng = np.random.RandomState(0)
+    ties = np.floor(rng.rand(2, 3, 7, 6) * 3).astype(np.float32)   # many tied maxima
+    nans = ties.copy()
+    nans[0, 0, 1, 1] = nans[1, 2, 3, 3] = nans[1, 2, 3, 4] = np.nan
+    signed_zeros = np.where(rng.rand(1, 2, 5, 5) < 0.5, -0.0, 0.0).astype(np.float32)
+    return {"ones": np.ones((1, 2, 5, 5), np.float32), "ties": ties, "nans": nans,
+            "all_-inf": np.full((1, 1, 4, 4), -np.inf, np.float32), "signed_zeros": signed_zeros}
+
+
+@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=1, padding=1),
+                                dict(kernel_size=3, stride=2, ceil_mode=True),
+                                dict(kernel_size=(2, 3), stride=(1, 2), padding=(1, 0))])
+@pytest.mark.parametrize("name", list(_pool_tie_inputs()))
+@pytest.mark.parametrize("dtype", ["float32", "float16", "float64"])
+def test_max_pool_gradient_at_ties_nans_and_padding(name, kw, dtype):
+    """The gradient goes where PyTorch's indices point: the first of tied maxima, the last NaN,
+    never padding (an all -inf window picks its first element)."""
+    arr = _pool_tie_inputs()[name]
+
+    def f(lib):
+        x = lib.tensor(arr, dtype=getattr(lib, dtype), requires_grad=True)
+        y = lib.nn.functional.max_pool2d(x, **kw)
+        (y * lib.arange(y.numel(), dtype=y.dtype).reshape(y.shape)).sum().backward()
+        return y, x.grad
+    check(f)

@@ -17,10 +17,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+from jax._src.lax.windowed_reductions import _select_and_scatter_add  # no public API
 
 from ..._core.tensor import Tensor
 from ...autograd.function import apply_jax
 from .misc import _cname
+from ...amp.dispatch import autocast_op as _autocast_op
 
 __all__ = [
     "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
@@ -145,6 +147,7 @@ def _check_conv(nd, name, input, weight, bias, groups, transposed):
     return shape
 
 
+@_autocast_op("conv")
 def _conv(nd, name, input, weight, bias, stride, padding, dilation, groups,
           pad_mode="zeros", mode_pad=None):
     shape = _check_conv(nd, name, input, weight, bias, groups, False)
@@ -197,6 +200,7 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv(3, "conv3d", input, weight, bias, stride, padding, dilation, groups)
 
 
+@_autocast_op("conv_transpose")
 def _conv_transpose(nd, name, input, weight, bias, stride, padding, output_padding, groups,
                     dilation):
     shape = _check_conv(nd, name, input, weight, bias, groups, True)
@@ -311,10 +315,20 @@ def _pad_value(dtype):
 def _max_fn(tables_key, sizes, return_indices, kind):
     tables = [np.array(t, np.int32) for t in tables_key]
     flat = _flat_table(tables, sizes)
+    valid = _flat_table([np.where(t == L, -1, 0) for t, L in zip(tables, sizes)],
+                        (1,) * len(sizes)) == 0     # window elements that are not padding
 
     def f(x):
-        w = _gather_windows(x, tables, _pad_value(x.dtype))
-        am = jnp.argmax(w, axis=-1)
+        pad = _pad_value(x.dtype)
+        w = _gather_windows(x, tables, pad)
+        v = jnp.asarray(valid)
+        # PyTorch's scan: the first valid maximum, or the last NaN of a window with NaNs
+        top = jnp.max(jnp.where(v, w, pad), axis=-1, keepdims=True)
+        am = jnp.argmax(v & (w == top), axis=-1)
+        if jnp.issubdtype(x.dtype, jnp.inexact):
+            nan = jnp.isnan(w)
+            last = w.shape[-1] - 1 - jnp.argmax(nan[..., ::-1], axis=-1)
+            am = jnp.where(nan.any(-1), last, am)
         out = jnp.take_along_axis(w, am[..., None], -1)[..., 0]
         if not return_indices:
             return out
@@ -323,6 +337,53 @@ def _max_fn(tables_key, sizes, return_indices, kind):
         return out, idx
 
     return jax.jit(f)
+
+
+@functools.lru_cache(maxsize=None)
+def _max_window_fn(rank, sizes, k, s, p, ceil):
+    """Undilated max pooling as one XLA reduce-window, with no gathered copy of every window.
+    Its gradient goes where PyTorch's indices point: a select-and-scatter (`>=`: the first of
+    tied keys) over order keys (`_order_keys`) that never picks padding and the last NaN."""
+    lead = rank - len(sizes)
+    pads, crop = [], []
+    for L, kk, ss, pp in zip(sizes, k, s, p):
+        out = _pool_len(L, kk, ss, pp, 1, ceil)
+        hi = (out - 1) * ss + kk - L - pp
+        crop.append(L + min(hi, 0))
+        pads.append((pp, max(hi, 0)))
+    window, strides = (1,) * lead + k, (1,) * lead + s
+    pads = ((0, 0),) * lead + tuple(pads)
+    cropped = (slice(None),) * lead + tuple(slice(0, c) for c in crop)
+
+    @jax.custom_vjp
+    def pool(x):
+        return lax.reduce_window(x[cropped], -jnp.inf, lax.max, window, strides, pads)
+
+    def fwd(x):
+        return pool(x), x
+
+    def bwd(x, g):
+        keys = _order_keys(x)[cropped]
+        gx = _select_and_scatter_add(g.astype(keys.dtype), keys, lax.ge_p, window, strides, pads)
+        return (jnp.pad(gx.astype(g.dtype), [(0, n - c) for n, c in zip(x.shape, gx.shape)]),)
+
+    pool.defvjp(fwd, bwd)
+    return jax.jit(pool)
+
+
+_BITS = {2: jnp.int16, 4: jnp.int32}
+
+
+def _order_keys(x):
+    """Keys (float64, exact) that order a float32/16 array as PyTorch's max-pool scan compares
+    its values: -0.0 ties 0.0, a NaN beats everything and a later NaN (in flat order) an earlier
+    one. Padding (-inf in the select-and-scatter) loses to every key."""
+    x = jnp.where(x == 0, jnp.zeros((), x.dtype), x)          # -0.0 as 0.0
+    b = lax.bitcast_convert_type(x, _BITS[x.dtype.itemsize])
+    b = b.astype(jnp.int64)
+    keys = jnp.where(b < 0, b ^ ((1 << (8 * x.dtype.itemsize - 1)) - 1), b)
+    late = 2 ** 40 + jnp.arange(x.size, dtype=jnp.int64).reshape(x.shape)
+    return jnp.where(jnp.isnan(x), late, keys).astype(jnp.float64)
 
 
 def _key(tables):
@@ -385,6 +446,10 @@ def _max_pool(nd, input, kernel_size, stride, padding, dilation, ceil_mode, retu
     k, s, p, d = _pool_params(nd, kernel_size, stride, padding, dilation)
     style = "2d" if nd > 1 else "as2d" if return_indices else "max1d"
     sizes = _check_out(input, nd, k, s, p, d, ceil_mode, style)
+    if not return_indices and input.dtype.itemsize < 8 and input.dtype.is_floating_point and \
+            all(dd == 1 for dd in d):
+        fn = _max_window_fn(input.dim(), sizes, k, s, p, bool(ceil_mode))
+        return _run(fn, (input,), f"MaxPool{nd}DWithIndicesBackward0")[0]
     tables = [_window_table(L, kk, ss, pp, dd, ceil_mode)
               for L, kk, ss, pp, dd in zip(sizes, k, s, p, d)]
     fn = _max_fn(_key(tables), sizes, bool(return_indices), "max")
@@ -419,6 +484,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return _max_pool(2, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
 
 
+@_autocast_op("max_pool3d")
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """Mirrors `torch.nn.functional.max_pool3d`."""
@@ -482,6 +548,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                      divisor_override)
 
 
+@_autocast_op("avg_pool3d")
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """Mirrors `torch.nn.functional.avg_pool3d`."""
@@ -553,6 +620,7 @@ def adaptive_avg_pool2d(input, output_size):
     return _adaptive_avg(2, input, output_size)
 
 
+@_autocast_op("adaptive_avg_pool3d")
 def adaptive_avg_pool3d(input, output_size):
     """Mirrors `torch.nn.functional.adaptive_avg_pool3d`."""
     return _adaptive_avg(3, input, output_size)
@@ -589,6 +657,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     return _adaptive_max(2, input, output_size, return_indices)
 
 
+@_autocast_op("adaptive_max_pool3d")
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     """Mirrors `torch.nn.functional.adaptive_max_pool3d`."""
     return _adaptive_max(3, input, output_size, return_indices)
@@ -651,11 +720,13 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
     return _max_unpool(1, input, indices, kernel_size, stride, padding, output_size)
 
 
+@_autocast_op("max_unpool2d")
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """Mirrors `torch.nn.functional.max_unpool2d`."""
     return _max_unpool(2, input, indices, kernel_size, stride, padding, output_size)
 
 
+@_autocast_op("max_unpool3d")
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """Mirrors `torch.nn.functional.max_unpool3d`."""
     return _max_unpool(3, input, indices, kernel_size, stride, padding, output_size)
@@ -1314,6 +1385,7 @@ def _grid_sample_fn(nd, mode, padding_mode, align, dtype_name):
     return jax.jit(f)
 
 
+@_autocast_op("grid_sample")
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """Mirrors `torch.nn.functional.grid_sample` (4-D and 5-D inputs)."""
     if mode != "bilinear" and mode != "nearest" and mode != "bicubic":
@@ -1563,6 +1635,7 @@ def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, out
                                 _random_samples)
 
 
+@_autocast_op("fractional_max_pool2d")
 def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,
                           return_indices=False, _random_samples=None):
     """Mirrors `torch.nn.functional.fractional_max_pool2d`."""
@@ -1570,6 +1643,7 @@ def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=Non
     return out if return_indices else out[0]
 
 
+@_autocast_op("fractional_max_pool3d")
 def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None,
                           return_indices=False, _random_samples=None):
     """Mirrors `torch.nn.functional.fractional_max_pool3d`."""
