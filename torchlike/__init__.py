@@ -79,6 +79,13 @@ from . import optim, utils, multiprocessing, serialization, func  # noqa: E402,F
 from ._compile import compile  # noqa: E402,F401,A001
 vmap = func.vmap
 from .serialization import load, save  # noqa: E402,F401
+from . import amp, cpu  # noqa: E402,F401
+from .amp import autocast  # noqa: E402,F401
+from .amp.scaling import (  # noqa: E402,F401
+    amp_foreach_non_finite_check_and_unscale_ as _amp_foreach_non_finite_check_and_unscale_,
+    amp_update_scale_ as _amp_update_scale_)
+
+globals().update(amp.state.TORCH_NAMES)
 from .nn import _toplevel as _nn_toplevel  # noqa: E402
 
 _nn_toplevel.publish(globals())

@@ -32,7 +32,8 @@ def _nm(a):
 
 def _lower(a):
     return np.dtype(a.dtype).name.replace("float32", "float").replace("float64", "double") \
-        .replace("int64", "long int").replace("int32", "int")
+        .replace("int64", "long int").replace("int32", "int").replace("bfloat16", "c10::BFloat16") \
+        .replace("float16", "c10::Half")
 
 
 def _register(name, fn, method=True, function=True, aliases=()):

@@ -13,6 +13,7 @@ import jax.numpy as jnp
 
 from ..._core.tensor import Tensor
 from ...autograd.function import apply_jax
+from ...amp.dispatch import autocast_op as _autocast_op
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward",
            "_canonical_mask", "_none_or_dtype"]
@@ -110,6 +111,7 @@ def _sdpa_kernel(is_causal, scale, gqa, p):
     return jax.jit(f)
 
 
+@_autocast_op("scaled_dot_product_attention")
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None, enable_gqa=False):
     """Mirrors `F.scaled_dot_product_attention` (math semantics: a bool `attn_mask` is True where
@@ -356,6 +358,7 @@ def _mha_kernel(num_heads, batched, batch_first, need_weights, average, causal_h
     return jax.jit(f)
 
 
+@_autocast_op("multi_head_attention_forward")
 def _mha_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight,
                  in_proj_bias, bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight,
                  out_proj_bias, training=True, key_padding_mask=None, need_weights=True,
@@ -473,6 +476,7 @@ def _mha_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weigh
     return outs[0], None
 
 
+@_autocast_op("multi_head_attention_forward")
 def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads,
                                  in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
                                  dropout_p, out_proj_weight, out_proj_bias, training=True,

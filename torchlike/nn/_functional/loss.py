@@ -18,6 +18,7 @@ from ..._core.tracing import tracing
 from ..._ops.registry import broadcast_shapes_checked
 from ...autograd.function import apply_jax
 from .activation import logsigmoid
+from ...amp.dispatch import autocast_op as _autocast_op
 
 __all__ = [
     "l1_loss", "mse_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
@@ -203,6 +204,7 @@ def _pointwise(kind, input, target, reduction, weight, param, names):
     return _run(fn, (input, target), names.get(reduction, names["default"]))
 
 
+@_autocast_op("l1_loss")
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mirrors `torch.nn.functional.l1_loss`."""
     _size_warning(input, target)
@@ -212,6 +214,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
                       {"mean": "MeanBackward0", "sum": "SumBackward0", "default": "AbsBackward0"})
 
 
+@_autocast_op("mse_loss")
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mirrors `torch.nn.functional.mse_loss`."""
     _size_warning(input, target)
@@ -221,6 +224,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
                       {"default": "MseLossBackward0"})
 
 
+@_autocast_op("smooth_l1_loss")
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """Mirrors `torch.nn.functional.smooth_l1_loss`."""
     _size_warning(input, target)
@@ -237,6 +241,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
                       {"default": "SmoothL1LossBackward0"})
 
 
+@_autocast_op("huber_loss")
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """Mirrors `torch.nn.functional.huber_loss`."""
     _size_warning(input, target)
@@ -394,6 +399,7 @@ def _ce_prob_k(reduction, weighted, smoothing, dtype):
     return f
 
 
+@_autocast_op("nll_loss")
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     """Mirrors `torch.nn.functional.nll_loss`."""
@@ -406,6 +412,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return _run(fn, ops, _nll_name(input, reduction))
 
 
+@_autocast_op("cross_entropy")
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
     """Mirrors `torch.nn.functional.cross_entropy` (class indices or class probabilities)."""
@@ -481,6 +488,7 @@ def _bce_k(reduction, weighted):
     return f
 
 
+@_autocast_op("binary_cross_entropy")
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
     """Mirrors `torch.nn.functional.binary_cross_entropy`."""
@@ -526,6 +534,7 @@ def _bce_logits_k(reduction, weighted, pos_weighted, dtype, out_dtype):
     return f
 
 
+@_autocast_op("binary_cross_entropy_with_logits")
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
     """Mirrors `torch.nn.functional.binary_cross_entropy_with_logits`."""
@@ -570,6 +579,7 @@ def _kl_k(reduction, log_target, batch, dtype):
     return f
 
 
+@_autocast_op("kl_div")
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """Mirrors `torch.nn.functional.kl_div` (`input` holds log-probabilities)."""
     if size_average is not None or reduce is not None:
@@ -604,6 +614,7 @@ def _soft_margin_k(reduction, dtype):
     return f
 
 
+@_autocast_op("soft_margin_loss")
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Mirrors `torch.nn.functional.soft_margin_loss`."""
     reduction = _reduction(size_average, reduce, reduction)
@@ -658,6 +669,7 @@ def _ml_margin_k(reduction):
     return f
 
 
+@_autocast_op("multilabel_margin_loss")
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Mirrors `torch.nn.functional.multilabel_margin_loss`."""
     reduction = _reduction(size_average, reduce, reduction)
@@ -704,6 +716,7 @@ def _multi_margin_k(reduction, p, margin, weighted):
     return f
 
 
+@_autocast_op("multi_margin_loss")
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
                       reduce=None, reduction="mean"):
     """Mirrors `torch.nn.functional.multi_margin_loss`."""
@@ -749,6 +762,7 @@ def _hinge_k(reduction, margin, dtype):
     return f
 
 
+@_autocast_op("hinge_embedding_loss")
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
                          reduction="mean"):
     """Mirrors `torch.nn.functional.hinge_embedding_loss`."""
@@ -776,6 +790,7 @@ def _cosine_k(reduction, margin, dim, dtype):
     return f
 
 
+@_autocast_op("cosine_embedding_loss")
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                           reduction="mean"):
     """Mirrors `torch.nn.functional.cosine_embedding_loss`."""
@@ -806,6 +821,7 @@ def _ranking_k(reduction, margin, dtype):
     return f
 
 
+@_autocast_op("margin_ranking_loss")
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                         reduction="mean"):
     """Mirrors `torch.nn.functional.margin_ranking_loss`."""
@@ -859,6 +875,7 @@ def _triplet_dims(anchor, positive, negative):
                            f"and negative {n}D inputs")
 
 
+@_autocast_op("triplet_margin_loss")
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
                         size_average=None, reduce=None, reduction="mean"):
     """Mirrors `torch.nn.functional.triplet_margin_loss`."""
@@ -919,6 +936,7 @@ def _poisson_k(reduction, log_input, full, eps, dtype):
     return f
 
 
+@_autocast_op("poisson_nll_loss")
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
                      reduce=None, reduction="mean"):
     """Mirrors `torch.nn.functional.poisson_nll_loss`."""
@@ -1070,6 +1088,7 @@ def _ctc_k(reduction, blank, zero_infinity, batched, max_s):
     return f
 
 
+@_autocast_op("ctc_loss")
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
              zero_infinity=False):
     """Mirrors `torch.nn.functional.ctc_loss` (padded (N, S) or concatenated targets)."""

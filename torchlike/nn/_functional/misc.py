@@ -11,6 +11,7 @@ import numpy as np
 from ..._core.tensor import Tensor
 from ..._ops import registry as _reg
 from ...autograd import names as _names
+from ...amp.dispatch import autocast_op as _autocast_op
 
 __all__ = ["linear", "bilinear", "pad", "one_hot", "normalize", "cosine_similarity",
            "pairwise_distance", "pdist"]
@@ -214,6 +215,7 @@ for _m in ("reflect", "replicate", "circular"):
             (lambda m: lambda input, pad: _pad_nonconst_impl(input, pad, m))(_m))
 
 
+@_autocast_op("pad")
 def pad(input, pad, mode="constant", value=None):
     """Mirrors `F.pad`: `pad` lists (left, right) pairs starting from the last dimension."""
     if not isinstance(input, Tensor):

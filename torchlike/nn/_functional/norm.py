@@ -16,6 +16,7 @@ from ..._core import grad_state
 from ..._core.tensor import Tensor, wrap
 from ..._core.tracing import tracing
 from ...autograd.function import apply_jax
+from ...amp.dispatch import autocast_op as _autocast_op
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "local_response_norm",
            "rms_norm", "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
@@ -279,6 +280,7 @@ def _lrn_fn(size, alpha, beta, k):
     return jax.jit(f)
 
 
+@_autocast_op("local_response_norm")
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     """Mirrors `torch.nn.functional.local_response_norm`."""
     dim = input.dim()

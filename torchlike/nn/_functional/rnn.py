@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ...autograd.function import apply_jax
+from ...amp.dispatch import autocast_op as _autocast_op
 
 __all__ = []
 
@@ -177,6 +178,7 @@ def padded_index(batch_sizes):
     return idx
 
 
+@_autocast_op("rnn_forward")
 def rnn_forward(mode, input, hx, cx, weights, *, num_layers, bidirectional, has_bias, proj_size,
                 hidden_size, batch_first, unbatched, batch_sizes=None, sorted_indices=None,
                 unsorted_indices=None, masks=None):
@@ -225,6 +227,7 @@ def _cell_kernel(mode, has_bias, unbatched, has_h, hidden_size):
     return jax.jit(f)
 
 
+@_autocast_op("cell_forward")
 def cell_forward(mode, input, hx, cx, w_ih, w_hh, b_ih, b_hh, *, hidden_size, unbatched):
     """One recurrent cell step as one dispatch."""
     fn = _cell_kernel(mode, b_ih is not None, unbatched, hx is not None, hidden_size)

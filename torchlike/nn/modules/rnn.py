@@ -12,6 +12,7 @@ from .._functional.rnn import cell_forward, rnn_forward
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
 from .module import Module
+from ..._core import autocast_state as _autocast_state
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -145,7 +146,7 @@ class RNNBase(Module):
         _init_uniform(self.parameters(), self.hidden_size)
 
     def check_input(self, input, batch_sizes):
-        if input.dtype != self._flat_weights[0].dtype:
+        if input.dtype != self._flat_weights[0].dtype and not _autocast_state.any_enabled():
             w = self._flat_weights[0].dtype
             raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({w})."
                              f" Convert input: input.to({w}), or convert model: "
@@ -308,7 +309,7 @@ class RNNBase(Module):
 
     def _check_all(self, input, batch_sizes, hx_size, cx_size, in_size):
         """PyTorch's `check_forward_args` on the (unsqueezed) shapes; zero states pass."""
-        if input.dtype != self._flat_weights[0].dtype:
+        if input.dtype != self._flat_weights[0].dtype and not _autocast_state.any_enabled():
             w = self._flat_weights[0].dtype
             raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({w})."
                              f" Convert input: input.to({w}), or convert model: "
