@@ -18,12 +18,14 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core.storage import Storage
+from .._core.tracing import tracing
 from .._core.tensor import Tensor, _new
 from . import patches
 from .patches import Unsupported
 from .state import _ATOMS, hyper_values
 
 _GEN_ARRAYS = {}
+_HYPER_ARRAYS = {}
 
 
 class Snapshot:
@@ -281,6 +283,13 @@ class Entry:
         arrays = [st._data if st._data is not None else jnp.asarray(st._np)
                   for st in walk.storages]
         hv = hyper_values(walk)
+        if not tracing():  # weakly typed 0-d arrays: passing Python floats costs ~1 us each
+            cached = _HYPER_ARRAYS.get(hv)
+            if cached is None:
+                if len(_HYPER_ARRAYS) > 64:
+                    _HYPER_ARRAYS.clear()
+                cached = _HYPER_ARRAYS[hv] = tuple(jnp.asarray(v) for v in hv)
+            hv = cached
         gstate = tuple((g._seed, g._offset) for g in walk.gens)
         gens = _GEN_ARRAYS.get(gstate)
         if gens is None:       # a step that draws nothing keeps the same (device) array

@@ -89,8 +89,11 @@ def get_default_dtype():
 
 def set_default_dtype(d):
     """Mirrors `torch.set_default_dtype` (float32 or float64 only, as PyTorch... plus half types)."""
-    if not isinstance(d, dtype) or not d.is_floating_point:
-        raise TypeError(f"only floating-point types are supported as the default type")
+    if not isinstance(d, dtype):  # PyTorch takes no Python type here (float included)
+        raise TypeError("invalid dtype object: only floating-point types are supported as the "
+                        "default type")
+    if not d.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
     if _default[0] is not d:
         _default[0] = d
         # cached per-operand-signature result dtypes depend on the default dtype
@@ -117,19 +120,20 @@ def from_numpy_dtype(npd):
     return d
 
 
-def to_dtype(obj):
-    """Accepts a torch dtype, a NumPy/JAX dtype or a Python type (`float`, `int`, `bool`)."""
-    if isinstance(obj, dtype):
+# the Python types PyTorch's argument parser takes as dtypes (`dtype=float` is float64)
+PY_TYPES = {float: float64, int: int64, bool: bool_, complex: complex128}
+
+
+def to_dtype(obj, fn="empty", arg="dtype"):
+    """A dtype argument as PyTorch's parser reads it: a torch dtype, or the Python type `float`,
+    `int`, `bool` or `complex`; anything else (a string, a NumPy type) raises PyTorch's
+    TypeError naming function `fn`."""
+    if type(obj) is dtype:
         return obj
-    if obj is float:
-        return float64
-    if obj is int:
-        return int64
-    if obj is bool:
-        return bool_
-    if obj is complex:
-        return complex128
-    return from_numpy_dtype(obj)
+    d = PY_TYPES.get(obj) if isinstance(obj, type) else None
+    if d is None:
+        raise TypeError(f"{fn}(): argument '{arg}' must be torch.dtype, not {type(obj).__name__}")
+    return d
 
 
 # ---- promotion -----------------------------------------------------------------------------
@@ -140,6 +144,7 @@ _INT_ORDER = {uint8: 0, int8: 0, int16: 1, int32: 2, int64: 3}
 @functools.lru_cache(maxsize=None)
 def promote_types(a, b):
     """Mirrors `torch.promote_types` (PyTorch's lattice, not NumPy's or JAX's)."""
+    a, b = PY_TYPES.get(a, a), PY_TYPES.get(b, b)  # `promote_types(float, int)` (cached)
     if a is b:
         return a
     if a.category != b.category:
@@ -215,7 +220,7 @@ class finfo:
     """Mirrors `torch.finfo`."""
 
     def __init__(self, type=None):
-        type = _default[0] if type is None else type
+        type = _default[0] if type is None else PY_TYPES.get(type, type)
         if not (type.is_floating_point or type.is_complex):
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo "
                             "to handle 'torch.finfo'")
@@ -241,6 +246,7 @@ class iinfo:
     """Mirrors `torch.iinfo`."""
 
     def __init__(self, type):
+        type = PY_TYPES.get(type, type)
         if type is bool_:
             raise TypeError("torch.bool is not supported by torch.iinfo")
         if type.category != 1:

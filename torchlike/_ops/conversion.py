@@ -98,6 +98,11 @@ def _cast_kernel(d):
 
 def _parse_to(args, kwargs):
     dtype = kwargs.pop("dtype", None)
+    if dtype is not None and type(dtype) is not dt.dtype:
+        if type(dtype) is not type or dtype not in dt.PY_TYPES:
+            raise TypeError(f"to() received an invalid combination of arguments - got "
+                            f"(dtype={type(dtype).__name__}, )")
+        dtype = dt.PY_TYPES[dtype]
     device = kwargs.pop("device", None)
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
@@ -105,6 +110,8 @@ def _parse_to(args, kwargs):
     for a in args:
         if isinstance(a, dt.dtype):
             dtype = a
+        elif type(a) is type and a in dt.PY_TYPES:  # `t.to(float)`: Python types are dtypes to PyTorch's parser
+            dtype = dt.PY_TYPES[a]
         elif isinstance(a, Tensor):
             dtype, device = a.dtype, a.device
         elif isinstance(a, (str, dev.device, int)) and not isinstance(a, bool):
@@ -152,11 +159,19 @@ def type_(self, dtype=None, non_blocking=False, **kwargs):
         target = _TYPE_NAMES[name]
     elif isinstance(dtype, type) and hasattr(dtype, "_dtype"):
         target, cuda = dtype._dtype, dtype._device == "cuda"
+    elif isinstance(dtype, type):  # `t.type(float)`: PyTorch takes no Python type here
+        raise ValueError(f"invalid type: '{_type_name(dtype)}'")
+    elif not isinstance(dtype, dt.dtype):
+        raise TypeError("dtype must be a type, str, or dtype object")
     else:
         return _convert(self, dtype)
     if cuda and not dev.gpus():
         raise dev.no_aten_cuda_error()
     return _convert(self, target, "cuda" if cuda else None)
+
+
+def _type_name(cls):
+    return cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__name__}"
 
 
 def type_as(self, other):

@@ -24,7 +24,7 @@ from .registry import publish, FUNCTIONS, METHODS, OPS
 
 
 def _register(fn, name=None, method=False, function=True):
-    return publish(fn, name, method=method, function=function)
+    return publish(fn, name, method=method, function=function, dtype_arg=True)
 
 
 def place(np_array, device=None):
@@ -228,7 +228,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         warnings.warn("To copy construct from a tensor, it is recommended to use "
                       "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
                       "requires_grad_(True), rather than torch.tensor(sourceTensor).",
-                      UserWarning, stacklevel=2)
+                      UserWarning, stacklevel=3)
         out = data.detach().to(dtype=dtype or data.dtype,
                                device=device if device is not None else data.device, copy=True)
         if requires_grad:
@@ -446,7 +446,7 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layo
         warnings.warn("To copy construct from a tensor, it is recommended to use "
                       "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
                       "requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
-                      UserWarning, stacklevel=2)
+                      UserWarning, stacklevel=3)
         return data.detach().to(dtype=dtype or self.dtype, device=device or self.device,
                                 copy=True).requires_grad_(requires_grad)
     return tensor(data, dtype=dtype or self.dtype,
@@ -550,6 +550,8 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     if dtype is None:
         floaty = any(isinstance(v, float) for v in (start, end, step))
         dtype = dt.get_default_dtype() if floaty else dt.int64
+    if dtype is dt.bool_ or dtype.is_complex:
+        raise NotImplementedError(f'"arange_cpu" not implemented for \'{_short(dtype)}\'')
     if (step > 0 and start > end) or (step < 0 and start < end):
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     n = math.ceil((end - start) / step)
@@ -566,7 +568,7 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
     warnings.warn("torch.range is deprecated and will be removed in a future release because "
                   "its behavior is inconsistent with Python's range builtin. Instead, use "
                   "torch.arange, which produces values in [start, end).", UserWarning,
-                  stacklevel=2)
+                  stacklevel=3)
     dtype = dtype or dt.get_default_dtype()
     n = int(math.floor((end - start) / step)) + 1
     a = start + np.arange(n, dtype=np.float64) * step
@@ -597,6 +599,8 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
         raise RuntimeError("number of steps must be non-negative")
     dtype = dtype or (dt.default_complex() if isinstance(start, builtins.complex) or
                       isinstance(end, builtins.complex) else dt.get_default_dtype())
+    if dtype is dt.bool_:
+        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
     a = _linspace_np(start, end, steps, dtype.np) if steps else np.zeros(0, dtype.np)
     return _out_or(from_np(a, dtype, device, requires_grad), out)
 
@@ -606,6 +610,8 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
              requires_grad=False):
     """Mirrors `torch.logspace`."""
     dtype = dtype or dt.get_default_dtype()
+    if dtype is dt.bool_:
+        raise NotImplementedError("\"logspace_cpu\" not implemented for 'Bool'")
     exps = _linspace_np(_num(start), _num(end), steps, np.float64) if steps else np.zeros(0)
     a = np.power(base, exps).astype(dtype.np)
     return _out_or(from_np(a, dtype, device, requires_grad), out)

@@ -25,6 +25,7 @@ from .._core.tracing import tracing
 from ..autograd import graph as _graph
 from ..autograd.graph import JaxNode
 from .registry import FUNCTIONS, METHODS, OPS, _check_broadcast, _write_one_out, short_name
+from .registry import numpy_names
 
 _INT_KINDS = ("i", "u")
 
@@ -1455,7 +1456,8 @@ for _f in (gather, scatter, scatter_add, scatter_reduce, index_select, index_add
            index_fill, index_put, index_reduce, masked_fill, masked_scatter, masked_select, take,
            take_along_dim, put, nonzero, argwhere, select_scatter, slice_scatter,
            diagonal_scatter):
-    _register(_f, _f.__name__)
+    # PyTorch's NumPy spelling `axis=` for `dim` (`x.gather(axis=1, index=i)`)
+    _register(numpy_names(_f) if _f in (gather, index_select) else _f, _f.__name__)
 for _f in (scatter_, scatter_add_, scatter_reduce_, index_add_, index_copy_, index_fill_,
            index_put_, index_reduce_, masked_fill_, masked_scatter_, put_):
     _register(_f, _f.__name__, function=_f.__name__ in ("index_put_",))

@@ -110,19 +110,7 @@ def dim_order(self, *, ambiguity_check=False):
     return tuple(sorted(range(self.dim()), key=lambda d: (-self._stride[d], d)))
 
 
-def _real(self):
-    if self.dtype.is_complex:
-        raise NotImplementedError("Tensor.real of a complex tensor (a view into its storage) is "
-                                  "not available in torchlike yet")
-    return self
-
-
-def _imag(self):
-    if self.dtype.is_complex:
-        raise NotImplementedError("Tensor.imag of a complex tensor (a view into its storage) is "
-                                  "not available in torchlike yet")
-    raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-
+from .views import imag as _imag, real as _real  # noqa: E402 - views of the complex parts
 
 METHODS["real"] = property(_real)
 METHODS["imag"] = property(_imag)

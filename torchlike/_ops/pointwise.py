@@ -125,8 +125,8 @@ def _floor_div_float(a, b):
 
 @op(pointwise=True, tensors=("input", "other"), inplace=True, method=True, family="pointwise",
     promote="int_to_float",
-    dunders={"__truediv__": "fwd", "__rtruediv__": "rev", "__itruediv__": "inplace",
-             "__div__": "fwd", "__rdiv__": "rev", "__idiv__": "inplace"})
+    dunders={"__truediv__": "fwd", "__rtruediv__": "rev_div", "__itruediv__": "inplace",
+             "__div__": "fwd", "__rdiv__": "rev_div", "__idiv__": "inplace"})
 def true_divide(input, other):
     return _exact_div(input, other)
 

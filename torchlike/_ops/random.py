@@ -347,7 +347,7 @@ def _float_dtype(dtype, out, kernel):
 
 
 def _register(fn, name=None, method=False, function=True):
-    return publish(fn, name, method=method, function=function)
+    return publish(fn, name, method=method, function=function, dtype_arg=True)
 
 
 def _num(x):

@@ -18,7 +18,7 @@ from . import gradfix as _gf
 from .. import return_types as rt
 from .._core import dtype as dt
 from .._core.tensor import Tensor, _wrap_dim, wrap
-from .registry import FUNCTIONS, OPS, _TensorStatic, call, function, op, short_name
+from .registry import FUNCTIONS, OPS, _TensorStatic, call, function, numpy_names, op, short_name
 
 F = "reduction"
 _bmax = builtins.max
@@ -265,6 +265,7 @@ def _var_front(name, method):
         return call(row, (input, dim, unbiased, keepdim, correction), out)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Mirrors `torch.{name}` (dim, unbiased / correction, keepdim)."
+    fn = numpy_names(fn)
     function(name, method=method, family=F)(fn)
     return fn
 
@@ -313,6 +314,7 @@ def _minmax_front(name, binary):
         return call(row, (input, dim, keepdim), out)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Mirrors `torch.{name}` (full, along a dim, or elementwise with a tensor)."
+    fn = numpy_names(fn)
     function(name, family=F)(fn)
     return fn
 

@@ -12,6 +12,7 @@ variant and the operator dunders, all going through one dispatcher:
 Argument validation that depends only on shapes and static arguments runs while JAX traces the
 kernel, so it costs nothing on later calls.
 """
+import functools
 import inspect
 import numbers
 import sys
@@ -96,9 +97,27 @@ def broadcast_shapes_checked(shapes):
     return _check_broadcast(shapes)
 
 
+def _static_dtype(row, sig, statics):
+    """`statics` with the `dtype` argument read as PyTorch's parser reads it (`dtype=float` is
+    float64; a string raises its TypeError): once per kernel, as the raw value is in the key."""
+    si = 0
+    for name, k in zip(row.names, sig):
+        if k == "T" or k == "S" or k == "L" or type(k) is tuple:
+            continue
+        if name == "dtype":
+            v = statics[si]
+            if v is not None and type(v) is not dt.dtype:
+                statics = statics[:si] + (dt.to_dtype(v, row.name),) + statics[si + 1:]
+            return statics
+        si += 1
+    return statics
+
+
 def _build_kernel(row, sig, statics, compute):
     """A jitted kernel: dynamic operands in, `row.impl` applied with the static arguments."""
     impl, names, promoted, scalars = row.impl, row.names, row.promoted, row.scalars
+    if "dtype" in names:
+        statics = _static_dtype(row, sig, statics)
     cnp = compute.np if compute is not None else None
     static_iter_names = statics
 
@@ -582,12 +601,18 @@ short_name = _short
 
 # ---- generation --------------------------------------------------------------------------------
 
-def _signature_source(fn, extra_kwonly=()):
-    """Source text for a parameter list copying `fn`'s, with defaults bound by name."""
+def _signature_source(fn, extra_kwonly=(), optional=()):
+    """Source text for a parameter list copying `fn`'s, with defaults bound by name; a required
+    parameter named in `optional` (one with a NumPy spelling, `cummax(axis=1)`) defaults to
+    `_UNSET` where no required positional parameter follows it."""
     sig = inspect.signature(fn)
     parts, defaults, names = [], {}, []
     star_done = False
-    for p in sig.parameters.values():
+    params = list(sig.parameters.values())
+    for i, p in enumerate(params):
+        if p.default is p.empty and p.name in optional and p.kind == p.POSITIONAL_OR_KEYWORD and \
+                all(q.default is not q.empty for q in params[i + 1:] if q.kind == p.kind):
+            p = p.replace(default=_UNSET)
         if p.kind == p.KEYWORD_ONLY and not star_done:
             parts.append("*")
             star_done = True
@@ -628,8 +653,9 @@ def op(name=None, *, pointwise=False, promote="default", tensors=None, lists=(),
     wrapped scalars); `lists` take sequences of tensors; `scalars` take numbers passed as traced
     values (no recompile per value); every other parameter is static. `promote` is PyTorch's
     promotion kind: "default", "int_to_float", None (no casting) or a callable on the promoted
-    dtype. `dunders` maps dunder names to 'fwd', 'rev', 'inplace' or 'fwd_ndarray' (forward,
-    also taking a NumPy array as a tensor). `check(*dtypes)` sees the operands' original dtypes
+    dtype. `dunders` maps dunder names to 'fwd', 'rev', 'inplace', 'fwd_ndarray' (forward,
+    also taking a NumPy array as a tensor) or 'rev_div' (PyTorch's reflected division).
+    `check(*dtypes)` sees the operands' original dtypes
     (before casting) once per dtype signature and may raise.
     `divisor` names the parameter whose zeros make an integer division raise PyTorch's
     ZeroDivisionError (optionally only when `divisor_when(args)` holds).
@@ -674,20 +700,59 @@ _NUMPY_NAMES = {"dim": "axis", "keepdim": "keepdims"}
 _UNSET = object()
 
 
+def _either(v, np_v, row, name):
+    """A required parameter given by its name or its NumPy spelling (`x.cummax(axis=1)`)."""
+    if np_v is not _UNSET:
+        return np_v
+    if v is _UNSET:
+        raise TypeError(f'{row.name}() missing 1 required positional arguments: "{name}"')
+    return v
+
+
+def numpy_names(fn, name=None):
+    """`fn` (a Python-level frontend taking `dim`/`keepdim`) also taking PyTorch's NumPy
+    spellings `axis=` and `keepdims=`, as the op table's generated functions do."""
+    n = name or fn.__name__
+
+    @functools.wraps(fn)
+    def with_numpy_names(*args, **kwargs):
+        if kwargs and ("axis" in kwargs or "keepdims" in kwargs):
+            kwargs = from_numpy_names(kwargs, n)
+        return fn(*args, **kwargs)
+    return with_numpy_names
+
+
+def from_numpy_names(kwargs, name):
+    """`kwargs` with `axis`/`keepdims` renamed `dim`/`keepdim` (both spellings: PyTorch's
+    TypeError)."""
+    kwargs = dict(kwargs)
+    for torch_name, np_name in _NUMPY_NAMES.items():
+        if np_name in kwargs:
+            if torch_name in kwargs:
+                raise TypeError(f"{name}() got an unexpected keyword argument '{np_name}'")
+            kwargs[torch_name] = kwargs.pop(np_name)
+    return kwargs
+
+
 def _generate(row, method, function, inplace, out, dunders, aliases, method_only_aliases):
     np_names = {n: _NUMPY_NAMES[n] for n in row.names if n in _NUMPY_NAMES}
     extra = tuple((a, _UNSET) for a in np_names.values())
+    required = {n for n, p in inspect.signature(row.impl).parameters.items()
+                if n in np_names and p.default is p.empty}
     params, defaults, names = _signature_source(row.impl, ((("out", None),) if out else ()) +
-                                                extra)
-    ns = dict(defaults, _row=row, _call=call, _call_inplace=call_inplace, _UNSET=_UNSET)
-    argtuple = "(" + "".join(f"({n} if {np_names[n]} is _UNSET else {np_names[n]}), "
-                             if n in np_names else n + ", " for n in row.names) + ")"
+                                                extra, np_names)
+    ns = dict(defaults, _row=row, _call=call, _call_inplace=call_inplace, _UNSET=_UNSET,
+              _either=_either)
+    argtuple = "(" + "".join(
+        (f"_either({n}, {np_names[n]}, _row, '{n}'), " if n in required else
+         f"({n} if {np_names[n]} is _UNSET else {np_names[n]}), ") if n in np_names else
+        n + ", " for n in row.names) + ")"
     fn = _make(row.name, params, f"_call(_row, {argtuple}{', out' if out else ''})", ns)
     fn.__doc__ = f"Mirrors `torch.{row.name}`."
     fn.__qualname__ = row.name
     meth = fn
     if out:
-        mparams, mdefaults, _ = _signature_source(row.impl, extra)
+        mparams, mdefaults, _ = _signature_source(row.impl, extra, np_names)
         meth = _make(row.name, mparams, f"_call(_row, {argtuple})", dict(mdefaults, **ns))
         meth.__doc__ = f"Mirrors `Tensor.{row.name}`."
     if function:
@@ -698,7 +763,7 @@ def _generate(row, method, function, inplace, out, dunders, aliases, method_only
             METHODS[n] = meth
     ip = None
     if inplace:
-        iparams, idefaults, _ = _signature_source(row.impl, extra)
+        iparams, idefaults, _ = _signature_source(row.impl, extra, np_names)
         ip = _make(row.name + "_", iparams, f"_call_inplace(_row, {argtuple})",
                    dict(idefaults, **ns))
         ip.__doc__ = f"Mirrors `Tensor.{row.name}_`."
@@ -724,6 +789,13 @@ def _dunder(fn, ip, mode):
             if not isinstance(other, (Tensor,) + _NUMBER):
                 return NotImplemented
             return fn(self, other)
+    elif mode == "rev_div":  # PyTorch's __rdiv__: `self.reciprocal() * other`, so an ndarray
+        def d(self, other):  # on the left multiplies through NumPy (`ndarray / t` is a Tensor)
+            if isinstance(other, np.ndarray):
+                return FUNCTIONS["reciprocal"](self) * other
+            if not isinstance(other, (Tensor,) + _NUMBER):
+                return NotImplemented
+            return fn(other, self)
     elif mode == "rev":
         def d(self, other):
             if not isinstance(other, (Tensor,) + _NUMBER):
@@ -740,9 +812,38 @@ def _dunder(fn, ip, mode):
     return d
 
 
-def publish(fn, name=None, *, method=True, function=True, aliases=()):
-    """Publish a Python-level op (its own frontend) as `torch.X` and/or `Tensor.X`."""
+def takes_dtype(fn, name=None):
+    """`fn` with its `dtype` argument read as PyTorch's parser reads it (`dtype=float` is
+    float64, `dtype=int` int64; a string or NumPy type raises PyTorch's TypeError), for
+    Python-level frontends (creation functions, samplers) that take one."""
+    params = list(inspect.signature(fn).parameters.values())
+    names = [p.name for p in params]
+    if "dtype" not in names:
+        return fn
     n = name or fn.__name__
+    p = params[names.index("dtype")]
+    pos = names.index("dtype") if p.kind == p.POSITIONAL_OR_KEYWORD else None
+    to_dtype, dtype_type = dt.to_dtype, dt.dtype
+
+    @functools.wraps(fn)
+    def with_dtype(*args, **kwargs):
+        d = kwargs.get("dtype")
+        if d is not None and type(d) is not dtype_type:
+            kwargs["dtype"] = to_dtype(d, n)
+        if pos is not None and len(args) > pos:
+            d = args[pos]
+            if d is not None and type(d) is not dtype_type:
+                args = args[:pos] + (to_dtype(d, n),) + args[pos + 1:]
+        return fn(*args, **kwargs)
+    return with_dtype
+
+
+def publish(fn, name=None, *, method=True, function=True, aliases=(), dtype_arg=False):
+    """Publish a Python-level op (its own frontend) as `torch.X` and/or `Tensor.X`;
+    `dtype_arg`: its `dtype` argument is normalised first (see `takes_dtype`)."""
+    n = name or fn.__name__
+    if dtype_arg:
+        fn = takes_dtype(fn, n)
     fn.__doc__ = fn.__doc__ or f"Mirrors `torch.{n}`."
     if function:
         for a in (n,) + tuple(aliases):

@@ -17,6 +17,7 @@ from .._core import dtype as dt
 from .._core.size import Size
 from .._core.tensor import Tensor, _wrap_dim
 from .registry import publish, METHODS, OPS, FUNCTIONS, broadcast_shapes_checked, call, op, short_name
+from .registry import numpy_names
 
 F = "shape"
 
@@ -104,7 +105,7 @@ def _stack(tensors, dim=0, *, out=None):
     return call(OPS["stack"], (tensors, dim), out)
 
 
-_register("stack", _stack, method=False)
+_register("stack", numpy_names(_stack, "stack"), method=False)
 
 
 def _stack_family(name, prep, dim_of):
@@ -118,7 +119,7 @@ def _stack_family(name, prep, dim_of):
     return f
 
 
-_register("cat", _cat, method=False, aliases=("concat", "concatenate"))
+_register("cat", numpy_names(_cat, "cat"), method=False, aliases=("concat", "concatenate"))
 
 
 def _col(t):
@@ -362,7 +363,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     return call(OPS["_repeat_interleave_int"], (input, repeats, dim, total))
 
 
-_register("repeat_interleave", repeat_interleave)
+_register("repeat_interleave", numpy_names(repeat_interleave))
 
 
 # ---- grids and broadcasting ------------------------------------------------------------------

@@ -4,13 +4,21 @@ Each row is a layout function `f(tensor, *args) -> (size, stride, offset)`; the 
 generator below makes the function, the method and (where PyTorch has one) the in-place twin that
 changes `self`'s own layout (`transpose_`, `squeeze_`, ...).
 """
+import inspect
 import math
 import operator
 import warnings
 
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .._core import dtype as dt
 from .._core import layout
-from .._core.tensor import Tensor, _wrap_dim, make_view
-from .registry import publish, FUNCTIONS, METHODS, OPS
+from .._core.grad_state import ENABLED as _GRAD
+from .._core.storage import Storage
+from .._core.tensor import Tensor, _new, _wrap_dim, make_view
+from .registry import publish, FUNCTIONS, METHODS, OPS, from_numpy_names, numpy_names
 
 VIEW_OPS = {}
 # PyTorch's autograd node for each view op (the default is CamelCase + "Backward0")
@@ -40,8 +48,12 @@ def view_op(name=None, *, method=True, function=True, inplace=False, aliases=(),
         n = name or fn.__name__
 
         node = _NODE_NAMES.get(n) or "".join(p.capitalize() for p in n.split("_")) + "Backward0"
+        # PyTorch's NumPy spelling `axis=` for `dim` (`x.squeeze(axis=0)`)
+        np_names = "dim" in inspect.signature(fn).parameters
 
         def view(input, *args, **kwargs):
+            if kwargs and np_names and "axis" in kwargs:
+                kwargs = from_numpy_names(kwargs, n)
             size, stride, offset = fn(input, *args, **kwargs)
             return make_view(input, size, stride, offset,
                              node if type(node) is str else node(args, kwargs))
@@ -57,6 +69,8 @@ def view_op(name=None, *, method=True, function=True, inplace=False, aliases=(),
                 METHODS[a] = view
         if inplace:
             def view_(self, *args, **kwargs):
+                if kwargs and np_names and "axis" in kwargs:
+                    kwargs = from_numpy_names(kwargs, n + "_")
                 size, stride, offset = fn(self, *args, **kwargs)
                 set_layout(self, size, stride, offset)
                 return self
@@ -117,10 +131,150 @@ def view(self, *shape):
 
 
 def _view_dtype(self, d):
-    if d.itemsize != self.dtype.itemsize:
-        raise RuntimeError("torchlike supports Tensor.view(dtype) only between dtypes of the "
-                           "same size")
-    raise NotImplementedError("Tensor.view(dtype) is not available in torchlike yet")
+    """PyTorch's `Tensor.view(dtype)`: the same bytes read as `d` (the last dimension scales
+    with the element size), with PyTorch's layout checks."""
+    from .registry import short_name
+    old, new = self.dtype.itemsize, d.itemsize
+    size, stride, offset = list(self._size), list(self._stride), self._offset
+    if old != new:
+        what = f"to view {short_name(self.dtype)} as {short_name(d)} (different element sizes)"
+        if not size:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        if stride[-1] != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {stride[-1]}")
+        if old > new:
+            r = old // new
+            size[-1] *= r
+            stride = [s * r for s in stride[:-1]] + [1]
+            offset *= r
+        else:
+            r = new // old
+            if size[-1] % r:
+                raise RuntimeError(f"self.size(-1) must be divisible by {r} {what}, but got "
+                                   f"{size[-1]}")
+            for i, s in enumerate(stride[:-1]):
+                if s % r:
+                    raise RuntimeError(f"self.stride({i}) must be divisible by {r} {what}, but "
+                                       f"got {s}")
+            if offset % r:
+                raise RuntimeError(f"self.storage_offset() must be divisible by {r} {what}, but "
+                                   f"got {offset}")
+            size[-1] //= r
+            stride = [s // r for s in stride[:-1]] + [1]
+            offset //= r
+    return reinterpret(self, d, tuple(size), tuple(stride), offset)
+
+
+def reinterpret(self, d, size, stride, offset):
+    """A tensor of dtype `d` with layout (size, stride, offset) over `self`'s memory: a true
+    view. The storage moves to host memory shared with NumPy (as `Tensor.numpy()` does) and the
+    new tensor's storage is a NumPy view of the same bytes, so writes through either are seen
+    by both. Not differentiable (PyTorch's `view(dtype)` is not either)."""
+    st = self._st
+    if st.device.type != "cpu":
+        raise NotImplementedError(f"torchlike: reinterpreting the memory of a {st.device.type} "
+                                  f"tensor as another dtype (view(dtype), .real, .imag, "
+                                  f"view_as_real) is only available on CPU")
+    if d is self.dtype:
+        return make_view(self, size, stride, offset, "ViewBackward0")
+    ptr = st.ptr
+    flat = st.share_with_numpy()
+    self._cache = None
+    n = st.numel * self.dtype.itemsize // d.itemsize
+    raw = flat.view(np.uint8)[:n * d.itemsize].view(d.np)
+    alias = Storage.from_numpy_flat(raw, d, st.device, resizable=False)
+    alias._ptr = ptr
+    return _new(Tensor, alias, size, stride, offset, self._vc,
+                self._base if self._base is not None else self)
+
+
+def _view_method(self, *shape, dtype=None):
+    """Mirrors `Tensor.view(*shape)` and `Tensor.view(dtype)`."""
+    if dtype is not None or (len(shape) == 1 and isinstance(shape[0], (dt.dtype, type))):
+        d = dtype if dtype is not None else shape[0]
+        if type(d) is not dt.dtype:
+            if d not in dt.PY_TYPES:
+                raise _view_bad_arg(d)
+            d = dt.PY_TYPES[d]
+        return _view_dtype(self, d)
+    if len(shape) == 1 and not isinstance(shape[0], (int, np.integer, tuple, list, Tensor)):
+        raise _view_bad_arg(shape[0])
+    size, stride, offset = VIEW_OPS["view"](self, *shape)
+    return make_view(self, size, stride, offset, "ViewBackward0")
+
+
+def _view_bad_arg(v):
+    name = type(v).__name__
+    return TypeError(f"view() received an invalid combination of arguments - got ({name}), but "
+                     f"expected one of:\n * (torch.dtype dtype)\n      didn't match because some "
+                     f"of the arguments have invalid types: (!{name}!)\n * (tuple of ints size)\n"
+                     f"      didn't match because some of the arguments have invalid types: "
+                     f"(!{name}!)\n")
+
+
+def view_as_real(input):
+    """Mirrors `torch.view_as_real`: a float view (last dimension 2: real, imaginary) of a
+    complex tensor's memory."""
+    if not input.dtype.is_complex:
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+    out = reinterpret(input, input.dtype.to_real(), input._size + (2,),
+                      tuple(s * 2 for s in input._stride) + (1,), input._offset * 2)
+    if input._requires_grad and _GRAD[0]:
+        _record_reinterpret(input, out, "ViewAsRealBackward0",
+                            lambda a: jnp.stack([jnp.real(a), jnp.imag(a)], -1))
+    return out
+
+
+def view_as_complex(input):
+    """Mirrors `torch.view_as_complex`: a complex view of a float tensor whose last dimension
+    (size 2, stride 1) holds real and imaginary parts."""
+    if input.dtype.name not in ("float32", "float64", "float16"):
+        from .registry import short_name
+        raise RuntimeError(f"view_as_complex is only supported for half, float and double "
+                           f"tensors, but got a tensor of scalar type: {short_name(input.dtype)}")
+    if not input._size or input._size[-1] != 2:
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    if input._stride[-1] != 1:
+        raise RuntimeError("Tensor must have a last dimension with stride 1")
+    if any(s % 2 for s in input._stride[:-1]):
+        raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
+    if input._offset % 2:
+        raise RuntimeError("Tensor must have a storage_offset divisible by 2")
+    if input.dtype.name == "float16":
+        raise NotImplementedError("torchlike has no complex32 (ComplexHalf) dtype")
+    out = reinterpret(input, input.dtype.to_complex(), input._size[:-1],
+                      tuple(s // 2 for s in input._stride[:-1]), input._offset // 2)
+    if input._requires_grad and _GRAD[0]:
+        _record_reinterpret(input, out, "ViewAsComplexBackward0",
+                            lambda a: jax.lax.complex(a[..., 0], a[..., 1]))
+    return out
+
+
+def _record_reinterpret(src, view, name, fn):
+    """`view`'s autograd node: its value as the JAX function `fn` of `src`'s value."""
+    from ..autograd.function import record
+    record(name, jax.jit(fn), [src._value()], [(0, src)], [view], True, "none")
+
+
+def real(input):
+    """Mirrors `torch.real` / `Tensor.real`: a view of the real parts (`self` if not complex)."""
+    if not input.dtype.is_complex:
+        return input
+    return FUNCTIONS["select"](view_as_real(input), -1, 0)
+
+
+def imag(input):
+    """Mirrors `torch.imag` / `Tensor.imag`: a view of the imaginary parts."""
+    if not input.dtype.is_complex:
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return FUNCTIONS["select"](view_as_real(input), -1, 1)
+
+
+METHODS["view"] = _view_method
+FUNCTIONS["view_as_real"] = view_as_real
+FUNCTIONS["view_as_complex"] = view_as_complex
+OPS.setdefault("view_as_real", None)
+OPS.setdefault("view_as_complex", None)
 
 
 @view_op(function=False)
@@ -512,8 +666,9 @@ def _nsplit(name, dim_for):
 
 
 for _name, _fn, _al in (("reshape", reshape, ()), ("flatten", flatten, ()), ("ravel", ravel, ()),
-                        ("unbind", unbind, ()), ("split", split, ()),
-                        ("tensor_split", tensor_split, ()), ("chunk", chunk, ())):
+                        ("unbind", numpy_names(unbind), ()), ("split", split, ()),
+                        ("tensor_split", numpy_names(tensor_split), ()),
+                        ("chunk", numpy_names(chunk), ())):
     _register(_name, _fn, aliases=_al)
 _register("reshape_as", reshape_as, function=False)
 _register("contiguous", contiguous, function=False)
