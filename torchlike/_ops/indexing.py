@@ -26,6 +26,7 @@ from ..autograd import graph as _graph
 from ..autograd.graph import JaxNode
 from .registry import FUNCTIONS, METHODS, OPS, _check_broadcast, _write_one_out, short_name
 from .registry import numpy_names
+from ..amp.dispatch import autocast_op as _autocast_op
 
 _INT_KINDS = ("i", "u")
 
@@ -1086,6 +1087,7 @@ def _index_copy(self, dim, index, source, inplace, out=None):
                 op="index_copy")
 
 
+@_autocast_op("index_copy")
 def index_copy(input, dim, index, source, *, out=None):
     """Mirrors `torch.index_copy`."""
     return _index_copy(input, dim, index, source, False, out)

@@ -23,6 +23,7 @@ import numpy as np
 from .._core import dtype as dt
 from .._core.device import CPU as _CPU
 from .._core.grad_state import ENABLED as _GRAD
+from .._core.autocast_state import ACTIVE as _AUTOCAST, HOOK as _AUTOCAST_HOOK
 from .._core.layout import has_internal_overlap, read_impl, write_impl
 from .._core.tensor import Tensor, wrap
 
@@ -366,7 +367,10 @@ def _wrap_one(o, device):
 
 def call(row, args, out=None):
     """The function/method variant: new tensors, or written into `out`. When an operand
-    requires grad (and grad mode is on) the outputs get a node of the autograd graph."""
+    requires grad (and grad mode is on) the outputs get a node of the autograd graph. Inside
+    an autocast region, autocast's cast of the operands comes first (not for `out=`)."""
+    if _AUTOCAST[0] and out is None:
+        args = _AUTOCAST_HOOK[0](row, args)
     k, dyn, device, tracked = prepare(row, args)
     res = k(*dyn)
     if row.divisor is not None:  # after the kernel: shape errors come first, as in PyTorch
