@@ -318,3 +318,140 @@ def test_real_imag_autograd():
 def test_real_repr():
     same_repr(lambda torch: torch.tensor(Z).real)
     same_repr(lambda torch: torch.view_as_real(torch.tensor(Z)))
+
+
+# ---- 5. trapezoid, cumulative_trapezoid, histogram, linalg.cond, cholesky_solve ---------------
+
+YF = np.array([[1., 2., 4.], [0., 1., 3.]], np.float32)
+XS = np.array([0., 1., 3.], np.float32)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda torch: torch.trapezoid(torch.tensor([1, 2, 3])),
+    lambda torch: torch.trapezoid(torch.tensor(YF)),
+    lambda torch: torch.trapezoid(torch.tensor(YF), dim=0),
+    lambda torch: torch.trapezoid(torch.tensor(YF), dx=2),
+    lambda torch: torch.trapezoid(torch.tensor([1, 2, 3]), dx=0.5),
+    lambda torch: torch.trapezoid(torch.tensor(YF), torch.tensor(XS)),
+    lambda torch: torch.trapezoid(torch.tensor([1, 2, 3]), torch.tensor([0, 1, 3])),
+    lambda torch: torch.trapezoid(torch.tensor(YF), torch.tensor(YF) * 2),
+    lambda torch: torch.trapezoid(torch.tensor(YF), torch.tensor([0., 1.])),
+    lambda torch: torch.trapezoid(torch.tensor(YF).double(), torch.tensor(XS)),
+    lambda torch: torch.trapezoid(torch.tensor(YF), torch.arange(3.).expand(2, 3)),
+    lambda torch: torch.trapezoid(torch.tensor(YF).half()),
+    lambda torch: torch.trapezoid(torch.ones(0)),
+    lambda torch: torch.trapezoid(torch.ones(2, 0)),
+    lambda torch: torch.trapezoid(torch.ones(0, 2), dim=0),
+    lambda torch: torch.trapezoid(torch.tensor(YF), dim=2),
+    lambda torch: torch.trapezoid(torch.tensor(3.)),
+    lambda torch: torch.trapz(torch.tensor(YF), dx=3),
+    lambda torch: torch.trapz(torch.tensor(YF), torch.tensor(XS)),
+    lambda torch: torch.trapezoid(torch.arange(24.).reshape(2, 3, 4), torch.tensor([0., 1., 5.]),
+                                  dim=1),
+    lambda torch: torch.trapezoid(torch.ones(3, dtype=torch.bool)),
+    lambda torch: torch.trapezoid(torch.ones(3), torch.ones(3, dtype=torch.bool)),
+    lambda torch: torch.cumulative_trapezoid(torch.ones(3, dtype=torch.bool)),
+    lambda torch: torch.cumulative_trapezoid(torch.tensor(YF)),
+    lambda torch: torch.cumulative_trapezoid(torch.tensor([1, 2, 3])),
+    lambda torch: torch.cumulative_trapezoid(torch.tensor(YF), dx=2, dim=0),
+    lambda torch: torch.cumulative_trapezoid(torch.tensor(YF), torch.tensor(XS)),
+    lambda torch: torch.cumulative_trapezoid(torch.ones(0)),
+    lambda torch: torch.cumulative_trapezoid(torch.ones(3, 1)),
+    lambda torch: torch.cumulative_trapezoid(torch.arange(24.).reshape(2, 3, 4),
+                                             torch.tensor([0., 1., 5.]), dim=1),
+])
+def test_trapezoid(fn):
+    check(fn)
+
+
+def test_trapezoid_autograd():
+    def f(torch):
+        y = torch.tensor(YF, requires_grad=True)
+        torch.trapezoid(y, torch.tensor(XS)).sum().backward()
+        return y.grad
+    check(f)
+
+
+H = np.array([1., 2, 1, 4, 2.5], np.float32)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda torch, x: torch.histogram(x, 3),
+    lambda torch, x: torch.histogram(x, 3, range=(0., 5.)),
+    lambda torch, x: torch.histogram(x, 3, weight=torch.tensor([1., 2, 3, 4, 5])),
+    lambda torch, x: torch.histogram(x, 3, density=True),
+    lambda torch, x: torch.histogram(x, torch.tensor([0., 1.5, 3., 5.])),
+    lambda torch, x: torch.histogram(x, torch.tensor([0., 1.5, 3., 5.]), density=True),
+    lambda torch, x: torch.histogram(x, torch.tensor([0., 1.5, 3., 5.]).double()),
+    lambda torch, x: torch.histogram(torch.ones(3), 2),
+    lambda torch, x: torch.histogram(torch.tensor([1, 2]), 2),
+    lambda torch, x: torch.histogram(x, 0),
+    lambda torch, x: torch.histogram(x, 3, range=(5., 0.)),
+    lambda torch, x: torch.histogram(torch.ones(0), 2),
+    lambda torch, x: torch.histogram(x.reshape(5, 1), 2),
+    lambda torch, x: x.histogram(2),
+    lambda torch, x: torch.histogram(torch.tensor([1., float("nan")]), 2),
+    lambda torch, x: torch.histogram(x.double(), 2),
+    lambda torch, x: torch.histogram(x, 2, range=(1., 1.)),
+    lambda torch, x: torch.histogram(torch.tensor([0., 1., 1., 10.]), 3),
+    lambda torch, x: torch.histogram(torch.linspace(-3, 3, 101), 7),
+    lambda torch, x: torch.histogram(torch.linspace(-3, 3, 101).double(), 10, range=(-1., 2.)),
+    lambda torch, x: torch.histogram(torch.arange(10.), torch.tensor([0., 2., 2., 5., 9.])),
+])
+def test_histogram(fn):
+    check(lambda torch: fn(torch, torch.tensor(H)))
+
+
+def test_histogram_repr():
+    same_repr(lambda torch: torch.histogram(torch.tensor(H), 3))
+
+
+A = np.array([[4., 2.], [2., 3.]], np.float32)
+B3 = np.array([[4., 2., 1.], [2., 3., .5], [1., .5, 5.]], np.float32)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda torch: torch.linalg.cond(torch.tensor(A)),
+    lambda torch: torch.linalg.cond(torch.tensor(A), "fro"),
+    lambda torch: torch.linalg.cond(torch.tensor(A), "nuc"),
+    lambda torch: torch.linalg.cond(torch.tensor(A), 1),
+    lambda torch: torch.linalg.cond(torch.tensor(A), -2),
+    lambda torch: torch.linalg.cond(torch.tensor(A), float("inf")),
+    lambda torch: torch.linalg.cond(torch.tensor(B3).double(), -1),
+    lambda torch: torch.linalg.cond(torch.tensor(B3), 2),
+    lambda torch: torch.linalg.cond(torch.tensor(B3).to(torch.complex128), "fro"),
+    lambda torch: torch.linalg.cond(torch.tensor(A).to(torch.complex64)),
+    lambda torch: torch.linalg.cond(torch.stack([torch.tensor(A), torch.tensor(A) * 2]), "nuc"),
+    lambda torch: torch.linalg.cond(torch.tensor([[1., 2.], [2., 4.]]), "fro"),
+    lambda torch: torch.linalg.cond(torch.tensor([[1., 2.], [2., 4.]]), 1),
+    lambda torch: torch.linalg.cond(torch.ones(2, 3), "fro"),
+    lambda torch: torch.linalg.cond(torch.ones(3)),
+    lambda torch: torch.linalg.cond(torch.ones(2, 2, dtype=torch.int64)),
+    lambda torch: torch.linalg.cond(torch.tensor(A), 3),
+    lambda torch: torch.linalg.cond(torch.zeros(0, 0)),
+])
+def test_linalg_cond(fn):
+    check(fn)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda torch, L: torch.cholesky_solve(torch.ones(2, 1), L),
+    lambda torch, L: torch.cholesky_solve(torch.ones(2, 1), L.mT, upper=True),
+    lambda torch, L: torch.ones(2, 1).cholesky_solve(L),
+    lambda torch, L: torch.cholesky_solve(torch.arange(12.).reshape(3, 2, 2), L),
+    lambda torch, L: torch.cholesky_solve(torch.ones(3, 2, 1), torch.stack([L] * 3)),
+    lambda torch, L: torch.cholesky_solve(torch.ones(2), L),
+    lambda torch, L: torch.cholesky_solve(torch.ones(2, 1, dtype=torch.float64), L),
+    lambda torch, L: torch.cholesky_solve(torch.ones(3, 1), L),
+    lambda torch, L: torch.cholesky_solve(torch.ones(2, 1, dtype=torch.int64),
+                                          torch.ones(2, 2, dtype=torch.int64)),
+    lambda torch, L: torch.cholesky_solve(torch.ones(2, 1), torch.ones(3, 3)),
+    lambda torch, L: torch.cholesky_solve(
+        torch.arange(6.).reshape(3, 2).to(torch.complex128),
+        torch.linalg.cholesky(torch.tensor(B3).to(torch.complex128))),
+    lambda torch, L: torch.cholesky_solve(torch.arange(6.).reshape(3, 2),
+                                          torch.linalg.cholesky(torch.tensor(B3), upper=True),
+                                          upper=True),
+])
+def test_cholesky_solve(fn):
+    check(lambda torch: fn(torch, torch.linalg.cholesky(torch.tensor(A))))

@@ -92,6 +92,9 @@ DECOMP = [
     "torch.linalg.norm(ba, dim=(1, 2))", "torch.linalg.norm(ba, dim=1)", "torch.norm(a)", "torch.norm(a, dim=1)",
     "torch.norm(a, p=1)", "torch.linalg.vecdot(a, a)", "torch.linalg.vecdot(ba, a, dim=-1)",
     "torch.linalg.diagonal(bs)", "torch.linalg.diagonal(bs, offset=1)",
+    "torch.linalg.cond(s)", "torch.linalg.cond(bs, 'fro')", "torch.linalg.cond(s, -1)",
+    "torch.cholesky_solve(a.mT, torch.linalg.cholesky(spd))",
+    "torch.cholesky_solve(b, torch.linalg.cholesky(bspd, upper=True), upper=True)",
 ]
 DECOMP_ERRORS = [
     "torch.det(a)", "torch.det(torch.ones(3, 3, dtype=torch.long))", "torch.det(torch.ones(3))", "torch.inverse(a)",
@@ -108,6 +111,8 @@ DECOMP_ERRORS = [
     "torch.linalg.matrix_rank(torch.ones(2, 2, dtype=torch.long))", "torch.linalg.pinv(torch.ones(2, 3, dtype=torch.long))",
     "torch.slogdet(a)", "torch.linalg.matrix_exp(torch.ones(2, 2, dtype=torch.long))",
     "torch.linalg.eigvalsh(torch.eye(2, dtype=torch.long))", "torch.linalg.matrix_exp(a)",
+    "torch.linalg.cond(torch.ones(3))", "torch.linalg.cond(a, 'nuc')",
+    "torch.cholesky_solve(torch.ones(3), torch.eye(3))",
 ]
 
 

@@ -104,6 +104,10 @@ CASES = {
     "bincount": ["torch.bincount(x.flatten())", "x.flatten().bincount(minlength=12)",
                  "torch.bincount(x.flatten(), torch.arange(12.))",
                  "torch.bincount(x.flatten(), torch.arange(12), 2)"],
+    "trapezoid": ["torch.trapezoid(x)", "torch.trapezoid(x, dim=0)", "torch.trapz(x, dx=2)",
+                  "torch.trapezoid(x, torch.arange(x.shape[-1]) * 2)"],
+    "cumulative_trapezoid": ["torch.cumulative_trapezoid(x)",
+                             "torch.cumulative_trapezoid(x, dx=0.5, dim=0)"],
 }
 
 

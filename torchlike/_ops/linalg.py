@@ -1094,3 +1094,60 @@ if "norm" not in FUNCTIONS:
                     (input, 2 if p is None else p, dim, keepdim, dtype), out)
 
     _register("norm", norm)
+
+
+# ---- condition number, Cholesky solve ------------------------------------------------------------
+
+_COND_ORDS = (None, 2, -2, "fro", "nuc", 1, -1, math.inf, -math.inf)
+
+
+@op("linalg_cond", method=False, family=F, promote=None)
+def linalg_cond(A, p=None):
+    """Mirrors `torch.linalg.cond`: the ratio of singular values (p None/2/-2), else
+    norm(A) * norm(inv(A)) (inf for singular matrices)."""
+    if p not in _COND_ORDS:
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
+    if A.ndim < 2:
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    if p in (None, 2, -2):
+        _need_float(A, "linalg.svd")
+    else:
+        _square(A, f"linalg.cond(ord={p})")
+    real = jnp.finfo(A.dtype).dtype
+    if A.size == 0:
+        return jnp.zeros(A.shape[:-2], real)
+    if p in (None, 2, -2):
+        s = jnp.linalg.svd(A, compute_uv=False)
+        hi, lo = s[..., 0], s[..., -1]
+        return (hi / lo if p != -2 else lo / hi).astype(real)
+    r = _matrix_norm(A, p, (-2, -1), False, None) * \
+        _matrix_norm(jnp.linalg.inv(A), p, (-2, -1), False, None)
+    return jnp.where(_lu_info(A) > 0, jnp.inf, r).astype(real)
+
+
+@op(tensors=("input", "input2"), promote=None, family=F)
+def cholesky_solve(input, input2, upper=False):
+    """Mirrors `torch.cholesky_solve(B, L, upper)`: X with (L L^H) X = B (U^H U with upper)."""
+    for a, nm in ((input, "b"), (input2, "u")):
+        if a.ndim < 2:
+            raise RuntimeError(f"{nm} should have at least 2 dimensions, but has {a.ndim} "
+                               f"dimensions instead")
+    if input.dtype != input2.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
+                           f"{_nm(input)} and A of type {_nm(input2)} instead.")
+    if not (jnp.issubdtype(input.dtype, jnp.inexact)):
+        raise NotImplementedError(f"\"cholesky_solve_cpu\" not implemented for '{_nm(input)}'")
+    n = input2.shape[-1]
+    if input2.shape[-2] != n or input.shape[-2] != n:
+        raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is "
+                           f"{input2.shape[-2]} by {n} but each b matrix is {input.shape[-2]} by "
+                           f"{input.shape[-1]}")
+    batch = broadcast_shapes_checked([input.shape[:-2], input2.shape[:-2]])
+    b = jnp.broadcast_to(input, batch + input.shape[-2:])
+    f = jnp.broadcast_to(input2, batch + input2.shape[-2:])
+    lower = not upper
+    # (F F^H) X = B with F lower; (F^H F) X = B with F upper: two triangular solves
+    y = jax.lax.linalg.triangular_solve(f, b, left_side=True, lower=lower,
+                                        transpose_a=upper, conjugate_a=upper)
+    return jax.lax.linalg.triangular_solve(f, y, left_side=True, lower=lower,
+                                           transpose_a=lower, conjugate_a=lower)

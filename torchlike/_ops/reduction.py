@@ -951,3 +951,153 @@ def bincount(input, weights=None, minlength=0):
     odt = np.float32 if weights.dtype is dt.float32 else np.float64
     r = np.bincount(a.astype(np.int64), weights=w.astype(np.float64), minlength=minlength)
     return _out(r.astype(odt), input)
+
+
+# ---- trapezoid rule ------------------------------------------------------------------------------
+
+def _trapz_terms(y, x, dx, dim, name):
+    """The per-interval terms of the trapezoid rule along `dim` (before the sum or cumsum, and
+    before halving) and the wrapped dim; PyTorch's argument checks."""
+    if x is not None and dx is not None:
+        raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, "
+                        f"Tensor, dx=Number), but expected one of:\n"
+                        f" * (Tensor y, Tensor x, *, int dim = -1)\n"
+                        f" * (Tensor y, *, Number dx = 1, int dim = -1)\n")
+    if y.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    d = _wrap_dim(dim, y.ndim)
+    n = y.shape[d]
+    pair = (lax.slice_in_dim(y, 0, builtins.max(n - 1, 0), axis=d) +
+            lax.slice_in_dim(y, builtins.min(1, n), n, axis=d))
+    if x is None:
+        return pair * (1 if dx is None else dx), d
+    if x.ndim == 1:
+        if x.shape[0] != n:
+            raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
+        x = x.reshape((n,) + (1,) * (y.ndim - 1 - d))  # broadcasts along `dim`
+        xd = 0
+    else:
+        xd = _wrap_dim(dim, x.ndim)
+    return jnp.diff(x, axis=xd) * pair, d
+
+
+def _no_bool(name):
+    """The row check: PyTorch's trapezoid rule takes no bool `y` or `x`."""
+    def check(*dtypes):  # (y,) or (y, x)
+        if dt.bool_ in dtypes:
+            arg = "`y`" if len(dtypes) == 1 else "`x` or `y`"
+            raise RuntimeError(f"{name}: received a bool input for {arg}, but bool is not "
+                               f"supported")
+    return check
+
+
+@op("trapezoid", tensors=("y", "x"), scalars=("dx",), promote="int_to_float", method=False,
+    out=False, aliases=("trapz",), family=F, check=_no_bool("trapezoid"))
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    terms, d = _trapz_terms(y, x, dx, dim, "trapezoid")
+    return (jnp.sum(terms, axis=d) / 2).astype(terms.dtype)
+
+
+@op("cumulative_trapezoid", tensors=("y", "x"), scalars=("dx",), promote="int_to_float",
+    method=False, out=False, family=F, check=_no_bool("cumulative_trapezoid"))
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    terms, d = _trapz_terms(y, x, dx, dim, "cumulative_trapezoid")
+    return (jnp.cumsum(terms, axis=d) / 2).astype(terms.dtype)
+
+
+# ---- histogram -------------------------------------------------------------------------------------
+
+def _hist_fill(x, pos, valid, weight, edges, density):
+    """Counts (or summed weights) per bin; with `density`, normalised by total and bin width."""
+    nb = edges.shape[0] - 1
+    w = valid.astype(x.dtype) if weight is None else jnp.where(valid, weight.reshape(-1), 0)
+    hist = jnp.zeros((nb,), x.dtype).at[jnp.where(valid, pos, 0)].add(w.astype(x.dtype))
+    if density:
+        hist = hist / (jnp.sum(hist) * jnp.diff(edges))
+    return hist.astype(x.dtype), edges
+
+
+def _hist_checks(input, weight):
+    if _cat(input) != 2:
+        raise _not_impl("histogramdd", input)
+    if weight is not None and weight.shape != input.shape:
+        raise RuntimeError("torch.histogramdd: if weight tensor is provided it should have the "
+                           "same shape as the input tensor excluding its innermost dimension, "
+                           f"but got input with shape {list(input.shape)} and weight with shape "
+                           f"{list(weight.shape)}")
+
+
+@op("_histogram_bins", tensors=("input", "weight"), promote=None, family=F, function=False,
+    method=False, out=False, differentiable=False)
+def _histogram_bins(input, bins, range=None, weight=None, density=False):
+    """`bins` equal-width bins over `range` (default: the data's min and max)."""
+    _hist_checks(input, weight)
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    x = input.reshape(-1)
+    if range is not None:
+        lo, hi = (float(v) for v in range)
+        if lo > hi:
+            raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {lo:g} "
+                               f"max {hi:g} for dimension 0")
+        lo, hi = jnp.asarray(lo, jnp.float64), jnp.asarray(hi, jnp.float64)
+    elif x.size:
+        lo, hi = jnp.min(x).astype(jnp.float64), jnp.max(x).astype(jnp.float64)
+    else:
+        lo, hi = jnp.asarray(0.0, jnp.float64), jnp.asarray(1.0, jnp.float64)
+    same = lo == hi
+    lo, hi = jnp.where(same, lo - 0.5, lo), jnp.where(same, hi + 0.5, hi)
+    edges = (lo + (hi - lo) * jnp.arange(bins + 1, dtype=jnp.float64) / bins).astype(x.dtype)
+    edges = edges.at[-1].set(hi.astype(x.dtype))
+    pos = jnp.floor((x - lo) * bins / (hi - lo)).astype(jnp.int64)
+    pos = jnp.clip(jnp.where(x == hi, bins - 1, pos), 0, bins - 1)
+    # PyTorch's linear binning, corrected against the (rounded) edges
+    pos = jnp.where(x < edges[pos], pos - 1, jnp.where(x >= edges[jnp.minimum(pos + 1, bins)],
+                                                       jnp.minimum(pos + 1, bins - 1), pos))
+    pos = jnp.where(x == edges[-1], bins - 1, jnp.clip(pos, 0, bins - 1))
+    valid = (x >= edges[0]) & (x <= edges[-1])
+    return _hist_fill(x, pos, valid, weight, edges, density)
+
+
+@op("_histogram_edges", tensors=("input", "bins", "weight"), promote=None, family=F,
+    function=False, method=False, out=False, differentiable=False)
+def _histogram_edges(input, bins, weight=None, density=False):
+    """Bins given by their (increasing) edges."""
+    _hist_checks(input, weight)
+    if bins.dtype != input.dtype:
+        raise RuntimeError(f"torch.histogramdd: input tensor and bins tensors should have the "
+                           f"same dtype, but got input with dtype {_lower(input)} and bins for "
+                           f"dimension 0 with dtype {_lower(bins)}")
+    x = input.reshape(-1)
+    nb = bins.shape[0] - 1
+    pos = jnp.searchsorted(bins, x, side="right") - 1
+    pos = jnp.where(x == bins[-1], nb - 1, pos)
+    valid = (x >= bins[0]) & (x <= bins[-1]) & (pos >= 0) & (pos < nb)
+    return _hist_fill(x, pos, valid, weight, bins, density)
+
+
+def _lower(a):
+    return {"float32": "float", "float64": "double"}.get(a.dtype.name, a.dtype.name)
+
+
+_histogram_t = rt.make("histogram", ["hist", "bin_edges"])
+
+
+@function("histogram", family=F)
+def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
+    """Mirrors `torch.histogram` (`bins` a count or a tensor of edges)."""
+    if isinstance(bins, Tensor):
+        hist, edges = call(OPS["_histogram_edges"], (input, bins, weight, density))
+    else:
+        r = None if range is None else tuple(float(v) for v in range)
+        hist, edges = call(OPS["_histogram_bins"], (input, int(bins), r, weight, density))
+        lo, hi = (float(v) for v in np.asarray(edges._value())[[0, -1]]) if edges.numel() else \
+            (0.0, 0.0)
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise RuntimeError(f"torch.histogramdd: dimension 0's range [{lo:g}, {hi:g}] is not "
+                               f"finite")
+    if out is not None:
+        for o, r in zip(out, (hist, edges)):
+            o.resize_(r.shape).copy_(r)
+        return _histogram_t(*out)
+    return _histogram_t(hist, edges)
