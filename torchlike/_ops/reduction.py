@@ -19,6 +19,7 @@ from .. import return_types as rt
 from .._core import dtype as dt
 from .._core.tensor import Tensor, _wrap_dim, wrap
 from .registry import FUNCTIONS, OPS, _TensorStatic, call, function, numpy_names, op, short_name
+from ..amp.dispatch import autocast_op as _autocast_op
 
 F = "reduction"
 _bmax = builtins.max
@@ -788,6 +789,7 @@ def _quantile_front(name, ignore_nan):
         return call(row, (input, q, dim, keepdim, interpolation, ignore_nan, vec), out)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Mirrors `torch.{name}`."
+    fn = _autocast_op("_quantile")(fn)
     function(name, family=F)(fn)
     return fn
 
