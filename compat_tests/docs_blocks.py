@@ -11,7 +11,8 @@ Object addresses are shown as `<X object at ...>`. Flags after the language in t
   PyTorch and raise NotImplementedError under torchlike. A line `--8<-- "path"` (pymdownx.snippets) stands for the file's text.
 
 ```console blocks are shell sessions: each `$ command` runs in the repository root and its
-output (stdout and stderr together) must equal the lines shown under it.
+output (stdout and stderr together) must equal the lines shown under it, with the repository's
+absolute path shown as `...`.
 """
 import builtins
 import contextlib
@@ -204,7 +205,7 @@ def run_console(block):
     for cmd, expected in console_sessions(block):
         r = subprocess.run(["bash", "-c", cmd], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True, timeout=300)
-        got = [line.rstrip() for line in r.stdout.splitlines()]
+        got = [line.rstrip().replace(ROOT, "...") for line in r.stdout.splitlines()]
         while expected and not expected[-1]:
             expected = expected[:-1]
         if got != expected:

@@ -309,6 +309,13 @@ case("_einsum", lambda t, a: t.einsum("ii->i", a), M, id="einsum_diag")
 case("tensordot", lambda t, a, b: t.tensordot(a, b, dims=([1], [1])), X, Y)
 case("kron", lambda t, a, b: t.kron(a, b), M, V)
 case("cross", lambda t, a, b: t.cross(a, b, dim=1), X.T.copy(), Y.T.copy())
+case("trapezoid", lambda t, y: t.trapezoid(y), X, nodes=False)
+case("trapezoid", lambda t, y, x: t.trapezoid(y, x, dim=0), X, Y, id="trapezoid_x", nodes=False)
+case("cumulative_trapezoid", lambda t, y: t.cumulative_trapezoid(y, dx=0.5, dim=0), X,
+     nodes=False)
+case("linalg_cond", lambda t, a: t.linalg.cond(a), M, nodes=False)
+case("cholesky_solve", lambda t, b, a: t.cholesky_solve(b, t.linalg.cholesky(a)), X[:, :2].copy(),
+     SPD, nodes=False)
 case("linalg_cross", lambda t, a, b: t.linalg.cross(a, b), X.T.copy(), Y.T.copy())
 case("linalg_det", lambda t, a: t.linalg.det(a), M)
 case("det", lambda t, a: t.det(a), M)
@@ -416,6 +423,8 @@ for _c in CASES:
 
 NOT_CHECKED = {
     "alias": "torch has no public torch.alias",
+    "_histogram_bins": "torch.histogram has no derivative (its grad_fn is NotImplemented)",
+    "_histogram_edges": "torch.histogram has no derivative (its grad_fn is NotImplemented)",
 }
 
 

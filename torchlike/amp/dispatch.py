@@ -125,22 +125,32 @@ _st.HOOK[0] = row_hook
 
 
 def autocast_op(name):
-    """Decorator: the Python-level op `name` (a key of `policy`'s tables) honours autocast."""
+    """Decorator: the Python-level op `name` (a key of `policy`'s tables) honours autocast.
+
+    The wrapper is compiled under a file name containing "importlib" and "_bootstrap": Python's
+    `warnings` skips such frames when it counts `stacklevel` (as it does for the import
+    machinery), so a warning the op raises still names the line PyTorch's would (the caller's)
+    rather than this wrapper."""
     if name not in _policy.NAMES:
         raise KeyError(f"no autocast policy for {name!r}")
 
     def decorate(fn):
-        @functools.wraps(fn)
-        def op(*args, **kwargs):
-            if not _st.ACTIVE[0] or kwargs.get("out") is not None:  # out=: as PyTorch, uncast
-                return fn(*args, **kwargs)
-            args, kwargs, cast = cast_arguments(name, args, kwargs)
-            if not cast:
-                return fn(*args, **kwargs)
-            _st.ACTIVE[0] = False
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                _st.refresh()
-        return op
+        ns = {"fn": fn, "name": name, "_st": _st, "cast_arguments": cast_arguments}
+        exec(_WRAPPER, ns)  # noqa: S102 - a fixed template
+        return functools.wraps(fn)(ns["op"])
     return decorate
+
+
+_WRAPPER = compile("""
+def op(*args, **kwargs):
+    if not _st.ACTIVE[0] or kwargs.get("out") is not None:  # out=: as PyTorch, uncast
+        return fn(*args, **kwargs)
+    args, kwargs, cast = cast_arguments(name, args, kwargs)
+    if not cast:
+        return fn(*args, **kwargs)
+    _st.ACTIVE[0] = False
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        _st.refresh()
+""", "<torchlike autocast dispatch (skipped by warnings like importlib._bootstrap)>", "exec")
