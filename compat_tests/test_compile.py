@@ -246,51 +246,60 @@ def test_compiled_module_with_backward_outside_matches_eager():
     assert_same(res[0], res[1], rtol=1e-4, atol=1e-5)
 
 
+def _eager_then_compiled(n_steps, before_step):
+    """The mlp twins trained with SGD, eagerly then compiled, on the same batches;
+    `before_step(i, model)` runs before step i and returns what the test keeps of it.
+    Returns, per run: (model, optimizer, step function, what before_step kept)."""
+    eager_m, comp_m, shape, _ = twins("mlp")
+    batches = data(shape, n_steps)
+    runs = []
+    for m, compiled in ((eager_m, False), (comp_m, True)):
+        step, opt = make_step(torchlike, m, "sgd")
+        f = torchlike.compile(step) if compiled else step
+        kept = {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")       # no fallback to eager
+            for i, (x, y) in enumerate(batches):
+                kept[i] = before_step(i, m)
+                f(torchlike.tensor(x), torchlike.tensor(y))
+        runs.append((m, opt, f, kept))
+    return runs
+
+
 def test_donated_buffers_are_never_observed():
     """From the steady state on, the program writes into the parameter and optimizer-state
     buffers it overwrites (as PyTorch's in-place updates do). A detached alias sees the update
     like in eager; a JAX array a user took keeps its old values; a held `.grad` tensor stays."""
-    eager_m, comp_m, shape, kind = twins("mlp")
-    batches = data(shape, 6)
-    res = []
-    for m, compiled in ((eager_m, False), (comp_m, True)):
-        step, opt = make_step(torchlike, m, "sgd")
-        f = torchlike.compile(step) if compiled else step
+    def before_step(i, m):
         w = m[0].weight
-        alias = w.detach()[1:3]
-        for i, (x, y) in enumerate(batches):
-            if i == 3:
-                held = w.jax()
-                held_np = np.asarray(held).copy()
-                old_grad = w.grad
-                old_grad_np = np.array(old_grad.tolist(), dtype=np.float32)
-            f(torchlike.tensor(x), torchlike.tensor(y))
+        if i == 0:
+            return w.detach()[1:3]
+        if i == 3:
+            held, old_grad = w.jax(), w.grad
+            return held, np.asarray(held).copy(), old_grad, np.array(old_grad.tolist(),
+                                                                     np.float32)
+    runs = _eager_then_compiled(6, before_step)
+    for m, _, _, kept in runs:
+        held, held_np, old_grad, old_grad_np = kept[3]
         np.testing.assert_array_equal(np.asarray(held), held_np)
         np.testing.assert_array_equal(np.array(old_grad.tolist(), np.float32), old_grad_np)
-        assert_same(alias, w.detach()[1:3])
-        res.append((state_of(m, opt), alias))
-    assert list(f._entries.values())[-1].donating is not None   # the donating path ran
-    assert_same(res[0], res[1], rtol=1e-5, atol=1e-6)
+        assert_same(kept[0], m[0].weight.detach()[1:3])
+    (em, eopt, _, ekept), (cm, copt, cstep, ckept) = runs
+    assert list(cstep._entries.values())[-1].donating is not None   # the donating path ran
+    assert_same((state_of(em, eopt), ekept[0]), (state_of(cm, copt), ckept[0]),
+                rtol=1e-5, atol=1e-6)
 
 
 def test_parameters_shared_with_numpy():
     """Parameters whose storage a user shared with NumPy (`p.detach().numpy()`, for logging)
     are read through their layout and written back into the NumPy buffer, as in eager."""
-    eager_m, comp_m, shape, kind = twins("mlp")
-    batches = data(shape, 5)
-    res = []
-    for m, compiled in ((eager_m, False), (comp_m, True)):
-        step, opt = make_step(torchlike, m, "sgd")
-        f = torchlike.compile(step) if compiled else step
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")       # no fallback to eager
-            for i, (x, y) in enumerate(batches):
-                if i == 2:
-                    shared = [p.detach().numpy() for p in m.parameters()]
-                f(torchlike.tensor(x), torchlike.tensor(y))
-        for a, p in zip(shared, m.parameters()):
+    def before_step(i, m):
+        return [p.detach().numpy() for p in m.parameters()] if i == 2 else None
+    runs = _eager_then_compiled(5, before_step)
+    for m, _, _, kept in runs:
+        for a, p in zip(kept[2], m.parameters()):
             np.testing.assert_array_equal(a, p.detach().numpy())
-        res.append((state_of(m, opt), [a.copy() for a in shared]))
-    assert_same(res[0][0], res[1][0], rtol=1e-5, atol=1e-6)
-    for a, b in zip(res[0][1], res[1][1]):
+    (em, eopt, _, ekept), (cm, copt, _, ckept) = runs
+    assert_same(state_of(em, eopt), state_of(cm, copt), rtol=1e-5, atol=1e-6)
+    for a, b in zip(ekept[2], ckept[2]):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
