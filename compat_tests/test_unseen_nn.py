@@ -140,3 +140,23 @@ def test_backend_switches_training_scripts_set():
     check(fn)
     check(lambda torch: torch.backends.cudnn.is_available() == torch.cuda.is_available())
     check(lambda torch: hasattr(torch.backends.cudnn, "no_such_flag"))
+
+
+def test_float32_matmul_precision():
+    """Training scripts set it first thing (`torch.set_float32_matmul_precision('high')`)."""
+    def f(torch):
+        out = [torch.get_float32_matmul_precision()]
+        try:
+            for p in ("high", "medium", "HIGH", "low", "highest"):
+                with warnings.catch_warnings(record=True) as got:
+                    warnings.simplefilter("always")
+                    torch.set_float32_matmul_precision(p)
+                out.append((p, torch.get_float32_matmul_precision(),
+                            torch.backends.cuda.matmul.allow_tf32, [str(w.message) for w in got]))
+            a = torch.arange(6.0).reshape(2, 3)
+            out.append(a @ a.T)
+        finally:
+            torch.set_float32_matmul_precision("highest")
+        return out
+    check(f)
+    check(lambda torch: torch.set_float32_matmul_precision(3))

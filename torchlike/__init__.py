@@ -79,6 +79,8 @@ from . import optim, utils, multiprocessing, serialization, func  # noqa: E402,F
 from ._compile import compile  # noqa: E402,F401,A001
 vmap = func.vmap
 from .serialization import load, save  # noqa: E402,F401
+from ._matmul_precision import (  # noqa: E402,F401
+    get_float32_matmul_precision, set_float32_matmul_precision)
 from . import amp, cpu  # noqa: E402,F401
 from .amp import autocast  # noqa: E402,F401
 from .amp.scaling import (  # noqa: E402,F401
