@@ -160,3 +160,33 @@ def test_float32_matmul_precision():
         return out
     check(f)
     check(lambda torch: torch.set_float32_matmul_precision(3))
+
+
+def test_deterministic_algorithms_switches():
+    """Reproducibility boilerplate (`torch.use_deterministic_algorithms(True)`) and the debug
+    mode read back as PyTorch's, with its argument errors."""
+    def f(torch):
+        out = [torch.are_deterministic_algorithms_enabled(), torch.get_deterministic_debug_mode()]
+        try:
+            for mode, warn_only in ((True, False), (True, True), (False, False)):
+                torch.use_deterministic_algorithms(mode, warn_only=warn_only)
+                out.append((torch.are_deterministic_algorithms_enabled(),
+                            torch.is_deterministic_algorithms_warn_only_enabled(),
+                            torch.get_deterministic_debug_mode()))
+            for m in ("warn", "error", "default", 2, 1, 0):
+                torch.set_deterministic_debug_mode(m)
+                out.append((torch.get_deterministic_debug_mode(),
+                            torch.are_deterministic_algorithms_enabled(),
+                            torch.is_deterministic_algorithms_warn_only_enabled()))
+            out.append(torch.ones(3).sum())
+        finally:
+            torch.use_deterministic_algorithms(False)
+        return out
+    check(f)
+    for bad in (lambda torch: torch.use_deterministic_algorithms("x"),
+                lambda torch: torch.use_deterministic_algorithms(1),
+                lambda torch: torch.use_deterministic_algorithms(True, warn_only=1),
+                lambda torch: torch.set_deterministic_debug_mode("bad"),
+                lambda torch: torch.set_deterministic_debug_mode(5),
+                lambda torch: torch.set_deterministic_debug_mode(1.5)):
+        check(bad)

@@ -81,6 +81,10 @@ vmap = func.vmap
 from .serialization import load, save  # noqa: E402,F401
 from ._matmul_precision import (  # noqa: E402,F401
     get_float32_matmul_precision, set_float32_matmul_precision)
+from ._determinism import (  # noqa: E402,F401
+    are_deterministic_algorithms_enabled, get_deterministic_debug_mode,
+    is_deterministic_algorithms_warn_only_enabled, set_deterministic_debug_mode,
+    use_deterministic_algorithms)
 from . import amp, cpu  # noqa: E402,F401
 from .amp import autocast  # noqa: E402,F401
 from .amp.scaling import (  # noqa: E402,F401
