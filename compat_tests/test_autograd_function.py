@@ -72,6 +72,29 @@ def make_linear(torch):
     return LinearFunction
 
 
+
+def make_linear_module(torch, LinearFunction):
+    """The seed's custom `Linear` module over `LinearFunction`, verbatim."""
+    nn = torch.nn
+
+    class Linear(nn.Module):
+        def __init__(self, input_features, output_features, bias=True):
+            super(Linear, self).__init__()
+            self.input_features = input_features
+            self.output_features = output_features
+            self.weight = nn.Parameter(torch.Tensor(output_features, input_features))
+            if bias:
+                self.bias = nn.Parameter(torch.Tensor(output_features))
+            else:
+                self.register_parameter('bias', None)
+            self.weight.data.uniform_(-0.1, 0.1)
+            if bias is not None:
+                self.bias.data.uniform_(-0.1, 0.1)
+
+        def forward(self, input):
+            return LinearFunction.apply(input, self.weight, self.bias)
+    return Linear
+
 IN = np.array([[1.0, 2.0, -1.0], [0.5, 0.0, 3.0]], dtype=np.float32)
 W = np.array([[0.1, -0.2, 0.3], [1.0, 0.5, -0.5], [0.0, 2.0, 1.0], [0.3, 0.3, 0.3]],
              dtype=np.float32)

@@ -3,7 +3,7 @@ torchlike and compared: printed values, shapes, errors, storage sharing."""
 import numpy as np
 
 from harness import check, same_repr
-from test_autograd_function import make_linear
+from test_autograd_function import make_linear, make_linear_module
 
 
 def test_seed000_size_and_views():
@@ -185,25 +185,8 @@ def test_seed004_legacy_types():
 
 def test_seed004_custom_linear_module_verbatim():
     def f(torch):
-        nn = torch.nn
         LinearFunction = make_linear(torch)  # the seed's LinearFunction, verbatim
-
-        class Linear(nn.Module):
-            def __init__(self, input_features, output_features, bias=True):
-                super(Linear, self).__init__()
-                self.input_features = input_features
-                self.output_features = output_features
-                self.weight = nn.Parameter(torch.Tensor(output_features, input_features))
-                if bias:
-                    self.bias = nn.Parameter(torch.Tensor(output_features))
-                else:
-                    self.register_parameter('bias', None)
-                self.weight.data.uniform_(-0.1, 0.1)
-                if bias is not None:
-                    self.bias.data.uniform_(-0.1, 0.1)
-
-            def forward(self, input):
-                return LinearFunction.apply(input, self.weight, self.bias)
+        Linear = make_linear_module(torch, LinearFunction)
 
         m = Linear(3, 2)
         with torch.no_grad():  # deterministic weights (random draws differ between libraries)

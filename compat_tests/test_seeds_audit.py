@@ -12,7 +12,7 @@ import sys
 import numpy as np
 
 from harness import check, same_repr
-from test_autograd_function import make_linear
+from test_autograd_function import make_linear, make_linear_module
 
 # ---- helpers -----------------------------------------------------------------------------------
 
@@ -1228,32 +1228,10 @@ def test_seed004_dataparallel_single_device():
     check(f)
 
 
-def _linear_module(torch, LinearFunction):
-    nn = torch.nn
-
-    class Linear(nn.Module):
-        def __init__(self, input_features, output_features, bias=True):
-            super(Linear, self).__init__()
-            self.input_features = input_features
-            self.output_features = output_features
-            self.weight = nn.Parameter(torch.Tensor(output_features, input_features))
-            if bias:
-                self.bias = nn.Parameter(torch.Tensor(output_features))
-            else:
-                self.register_parameter('bias', None)
-            self.weight.data.uniform_(-0.1, 0.1)
-            if bias is not None:
-                self.bias.data.uniform_(-0.1, 0.1)
-
-        def forward(self, input):
-            return LinearFunction.apply(input, self.weight, self.bias)
-    return Linear
-
-
 def test_seed004_extending_linear_function_and_module():
     def f(torch):
         LinearFunction = make_linear(torch)   # the seed's LinearFunction, verbatim
-        Linear = _linear_module(torch, LinearFunction)
+        Linear = make_linear_module(torch, LinearFunction)
         m = Linear(3, 2)
         init_ok = bool((m.weight.abs() <= 0.1).all()) and bool((m.bias.abs() <= 0.1).all())
         with torch.no_grad():
