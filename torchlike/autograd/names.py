@@ -114,6 +114,31 @@ def _matrix_power(a):
         n, "MmBackward0")
 
 
+def _fft_real_input(name):
+    """fft/ifft: a complex input is one C2C node; a real one R2C (ifft: R2C, then a conj)."""
+    return lambda a: "FftC2CBackward0" if a["input"].dtype.is_complex else name
+
+
+def _ihfftn(a):
+    """ihfftn over one dim ends in a conj, over several in a C2C transform."""
+    n = a["input"].dim() if a.get("dim") is None and a.get("s") is None else \
+        len(_seq(a["dim"] if a.get("dim") is not None else a["s"]))
+    return "FftC2CBackward0" if n > 1 else "ConjBackward0"
+
+
+def _seq(v):
+    return (v,) if isinstance(v, int) else v
+
+
+_FFT_NAMES = dict(
+    {"fft_fft": _fft_real_input("FftR2CBackward0"), "fft_ifft": _fft_real_input("ConjBackward0"),
+     "fft_rfft": "FftR2CBackward0", "fft_rfft2": "FftR2CBackward0",
+     "fft_rfftn": "FftR2CBackward0", "fft_ihfft": "ConjBackward0", "fft_ihfft2": _ihfftn,
+     "fft_ihfftn": _ihfftn, "fft_fftshift": "RollBackward0", "fft_ifftshift": "RollBackward0"},
+    **{"fft_" + n: "FftC2CBackward0" for n in ("fft2", "ifft2", "fftn", "ifftn")},
+    **{"fft_" + n: "FftC2RBackward0" for n in ("irfft", "irfft2", "irfftn", "hfft", "hfft2",
+                                                "hfftn")})
+
 _NAMES = {
     # pointwise
     "true_divide": _div, "div": _div, "sub": _sub,
@@ -165,6 +190,7 @@ _NAMES = {
     "gather": "GatherBackward0", "index_select": "IndexSelectBackward0",
     "masked_fill": "MaskedFillBackward0",
 }
+_NAMES.update(_FFT_NAMES)
 
 # "inputs" is the default; these are PyTorch's formulas that keep nothing, the result, or both
 _NONE = {"add", "sub", "rsub", "neg", "sum", "mean", "clone", "cat", "stack", "positive",
@@ -174,6 +200,7 @@ _NONE = {"add", "sub", "rsub", "neg", "sum", "mean", "clone", "cat", "stack", "p
          "sum_to_size", "_repeat_interleave_int", "deg2rad", "rad2deg", "ceil", "floor",
          "trunc", "round", "sign", "frac", "_block_diag", "diff", "combinations",
          "conj_physical", "where", "sort", "msort", "topk", "kthvalue"}
+_NONE |= set(_FFT_NAMES)  # PyTorch's FFT backward formulas keep no tensor but R2C's input
 _RESULT = {"exp", "exp2", "expm1", "tanh", "sigmoid", "relu", "sqrt", "rsqrt", "softmax",
            "log_softmax", "reciprocal"}
 _BOTH = {"logsumexp", "logcumsumexp", "linalg_vector_norm", "norm", "std", "prod", "cumprod",
@@ -308,6 +335,28 @@ def _ext_policy(row, args, entries):
 
 
 _CONDITIONAL["max"] = _CONDITIONAL["min"] = _ext_policy
+
+
+def _fft_r2c_policy(row, args, entries):
+    """A real-to-complex FFT keeps its input: the op's own input (or a trimmed view of it)
+    unless `n`/`s` pad it (then a padded copy, which nothing else can modify)."""
+    a = dict(zip(row.names, args))
+    x = a["input"]
+    if x.dtype.is_complex:
+        return "none", []
+    if "n" in a:
+        sizes, dims = (a["n"],), (a["dim"],)
+    else:
+        sizes = _seq(a["s"]) if a["s"] is not None else ()
+        dims = _seq(a["dim"]) if a["dim"] is not None else range(x.dim() - len(sizes), x.dim())
+    if any(n is not None and n > x.shape[d] for n, d in zip(sizes, dims)):
+        return "none", []
+    return "inputs", [x]
+
+
+for _op in ("fft", "ifft", "rfft", "ihfft", "rfft2", "rfftn", "ihfft2", "ihfftn"):
+    _CONDITIONAL["fft_" + _op] = _fft_r2c_policy
+del _op
 
 
 def saves(op):
