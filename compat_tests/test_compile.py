@@ -303,3 +303,63 @@ def test_parameters_shared_with_numpy():
     assert_same(state_of(em, eopt), state_of(cm, copt), rtol=1e-5, atol=1e-6)
     for a, b in zip(ekept[2], ckept[2]):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_deferred_grads_match_eager_when_read_late():
+    """A step that begins with `zero_grad()` leaves `.grad` tensors nobody may read: the program
+    leaves them out and computes them only on a read (docs/compile.md). A grad held and read
+    steps later, an in-place write into one, and the grads read at the end all equal eager's."""
+    def before_step(i, m):
+        if i == 3:
+            return m[0].weight.grad                      # held, not read yet
+        if i == 5:
+            m[2].bias.grad.mul_(3)                        # an in-place write into a deferred grad
+            return m[2].bias.grad.clone()
+    runs = _eager_then_compiled(8, before_step)
+    (em, eopt, _, ekept), (cm, copt, cstep, ckept) = runs
+    entry = list(cstep._entries.values())[-1]
+    assert entry.deferring is not None                    # the deferring program ran
+    assert_same((ekept[3], ekept[5]), (ckept[3], ckept[5]), rtol=1e-5, atol=1e-6)
+    assert_same(state_of(em, eopt), state_of(cm, copt), rtol=1e-5, atol=1e-6)
+
+
+def test_grads_accumulated_across_compiled_calls():
+    """Without `zero_grad` in the step the program reads the previous grads (deferred ones are
+    computed first); zeroing them outside every third step works as in eager."""
+    eager_m, comp_m, shape, _ = twins("mlp")
+    batches = data(shape, 9)
+    for m, compiled in ((eager_m, False), (comp_m, True)):
+        opt = torchlike.optim.SGD(m.parameters(), lr=0.05, momentum=0.9)
+
+        def step(x, y, zero):
+            if zero:
+                opt.zero_grad()
+            loss = torchlike.nn.functional.cross_entropy(m(x), y)
+            loss.backward()
+            return loss
+        f = torchlike.compile(step) if compiled else step
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            for i, (x, y) in enumerate(batches):
+                f(torchlike.tensor(x), torchlike.tensor(y), i % 2 == 0)
+                if i % 3 == 2:
+                    opt.step()
+                    opt.zero_grad()
+        m.opt = opt
+    assert_same(state_of(eager_m, eager_m.opt), state_of(comp_m, comp_m.opt), rtol=1e-5,
+                atol=1e-6)
+
+
+def test_held_deferred_grads_do_not_keep_a_call_alive():
+    """A deferred grad someone holds (the tensor or a view) is computed at the next call, so a
+    loop that keeps every step's grads holds grads, not every step's inputs."""
+    from torchlike._core.storage import Storage
+
+    def before_step(i, m):
+        if i >= 3:
+            return m[0].weight.grad, m[2].bias.grad[1:]
+    runs = _eager_then_compiled(7, before_step)
+    (_, _, _, ekept), (_, _, _, ckept) = runs
+    assert [type(t._st) for i in range(3, 6) for t in ckept[i]] == [Storage] * 6
+    assert_same([ekept[i] for i in range(3, 7)], [ckept[i] for i in range(3, 7)], rtol=1e-5,
+                atol=1e-6)
