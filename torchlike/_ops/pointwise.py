@@ -488,7 +488,9 @@ def where(condition, input, other):
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if input.dtype == jnp.bool_:
         return input == other
-    return jnp.isclose(input, other, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    # tolerances arrive in the compute dtype: real parts, so complex operands cast no complex
+    return jnp.isclose(input, other, rtol=jnp.real(rtol), atol=jnp.real(atol),
+                       equal_nan=equal_nan)
 
 
 def _where_method(self, condition, y):
