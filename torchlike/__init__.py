@@ -86,6 +86,7 @@ from ._determinism import (  # noqa: E402,F401
     is_deterministic_algorithms_warn_only_enabled, set_deterministic_debug_mode,
     use_deterministic_algorithms)
 from . import amp, cpu  # noqa: E402,F401
+from . import testing  # noqa: E402,F401
 from .amp import autocast  # noqa: E402,F401
 from .amp.scaling import (  # noqa: E402,F401
     amp_foreach_non_finite_check_and_unscale_ as _amp_foreach_non_finite_check_and_unscale_,
