@@ -95,6 +95,12 @@ DECOMP = [
     "torch.linalg.cond(s)", "torch.linalg.cond(bs, 'fro')", "torch.linalg.cond(s, -1)",
     "torch.cholesky_solve(a.mT, torch.linalg.cholesky(spd))",
     "torch.cholesky_solve(b, torch.linalg.cholesky(bspd, upper=True), upper=True)",
+    "torch.linalg.solve_triangular(torch.linalg.cholesky(spd), b, upper=False)",
+    "torch.linalg.solve_triangular(torch.linalg.cholesky(bspd).mT, s, upper=True, left=False)",
+    "torch.linalg.solve_triangular(torch.linalg.cholesky(spd), bb, upper=False, unitriangular=True)",
+    "torch.linalg.solve_triangular(torch.linalg.cholesky(spd), b.double(), upper=False)",
+    "torch.cholesky_inverse(torch.linalg.cholesky(bspd))",
+    "torch.cholesky_inverse(torch.linalg.cholesky(spd, upper=True), upper=True)",
 ]
 DECOMP_ERRORS = [
     "torch.det(a)", "torch.det(torch.ones(3, 3, dtype=torch.long))", "torch.det(torch.ones(3))", "torch.inverse(a)",
@@ -113,6 +119,11 @@ DECOMP_ERRORS = [
     "torch.linalg.eigvalsh(torch.eye(2, dtype=torch.long))", "torch.linalg.matrix_exp(a)",
     "torch.linalg.cond(torch.ones(3))", "torch.linalg.cond(a, 'nuc')",
     "torch.cholesky_solve(torch.ones(3), torch.eye(3))",
+    "torch.linalg.solve_triangular(s, b)", "torch.linalg.solve_triangular(s, v, upper=False)",
+    "torch.linalg.solve_triangular(s, a, upper=False)", "torch.linalg.solve_triangular(a, b, upper=False)",
+    "torch.linalg.solve_triangular(s, a.mT, upper=False, left=False)",
+    "torch.linalg.solve_triangular(s.long(), b.long(), upper=False)",
+    "torch.cholesky_inverse(v)", "torch.cholesky_inverse(a)", "torch.cholesky_inverse(s.long())",
 ]
 
 
@@ -143,6 +154,22 @@ def test_decompositions(expr, dtype):
                                   "torch.slogdet(s)", "torch.linalg.vecdot(a, a)", "torch.linalg.pinv(a)"])
 def test_complex(expr):
     _run(expr.replace("spd", "(s @ s.mH + 3 * torch.eye(3))"), "complex128", rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_triangular_solve_and_cholesky_inverse_gradients(upper):
+    """PyTorch's gradients: solve_triangular's A gradient stays in A's triangle;
+    cholesky_inverse's treats its input as a full matrix (PyTorch's formula)."""
+    def f(torch):
+        e = _env(torch)
+        L = torch.linalg.cholesky(e["bspd"], upper=upper).requires_grad_()
+        B = e["b"].clone().requires_grad_()
+        X = torch.linalg.solve_triangular(L, B, upper=upper)
+        Y = torch.cholesky_inverse(L, upper=upper)
+        gx = torch.autograd.grad((X * X).sum(), (L, B))
+        (gy,) = torch.autograd.grad((Y * torch.arange(9.0).reshape(3, 3)).sum(), L)
+        return X, Y, gx, gy, X.grad_fn.name(), Y.grad_fn.name()
+    check(f, rtol=1e-4, atol=1e-5)
 
 
 def _rec(torch, fn):

@@ -4,6 +4,7 @@ Products are single jitted `jnp.matmul`/`jnp.einsum` kernels; PyTorch's shape an
 run while tracing. Decompositions whose failure PyTorch reports as `LinAlgError` (inv, solve,
 cholesky) return a per-matrix status from the kernel, checked on the host.
 """
+import functools
 import math
 import operator
 import warnings
@@ -1151,3 +1152,86 @@ def cholesky_solve(input, input2, upper=False):
                                         transpose_a=upper, conjugate_a=upper)
     return jax.lax.linalg.triangular_solve(f, y, left_side=True, lower=lower,
                                            transpose_a=lower, conjugate_a=lower)
+
+
+# ---- triangular solve, Cholesky inverse ------------------------------------------------------
+
+def _tri_dtype_check(a):
+    if not (jnp.issubdtype(a.dtype, jnp.inexact)) or a.dtype in (jnp.float16, jnp.bfloat16):
+        raise NotImplementedError(f"\"triangular_solve_cpu\" not implemented for '{_nm(a)}'")
+
+
+@op("linalg_solve_triangular", tensors=("A", "B"), promote=None, method=False, family=F)
+def _linalg_solve_triangular(A, B, upper, left=True, unitriangular=False):
+    """The kernel of `torch.linalg.solve_triangular`: X with AX = B (XA = B with left=False),
+    batch dimensions broadcast; the result has A's dtype, as in PyTorch."""
+    _tri_dtype_check(A)
+    B = B.astype(A.dtype)
+    if B.ndim < 2:
+        raise RuntimeError("linalg.solve_triangular: The input tensor B must have at least 2 "
+                           "dimensions.")
+    _square(A, "linalg.solve_triangular")
+    n = A.shape[-1]
+    if (left and B.shape[-2] != n) or (not left and B.shape[-1] != n):
+        eq = "AX = B" if left else "XA = B"
+        raise RuntimeError(f"linalg.solve_triangular: Incompatible shapes of A and B for the "
+                           f"equation {eq} ({A.shape[-2]}x{n} and {B.shape[-2]}x{B.shape[-1]})")
+    batch = broadcast_shapes_checked([A.shape[:-2], B.shape[:-2]])
+    a = jnp.broadcast_to(A, batch + A.shape[-2:])
+    b = jnp.broadcast_to(B, batch + B.shape[-2:])
+    return jax.lax.linalg.triangular_solve(a, b, left_side=left, lower=not upper,
+                                           unit_diagonal=unitriangular)
+
+
+def linalg_solve_triangular(A, B, *, upper=None, left=True, unitriangular=False, out=None):
+    """Mirrors `torch.linalg.solve_triangular` (`upper` is required, as in PyTorch)."""
+    if upper is None:
+        raise TypeError('linalg_solve_triangular() missing 1 required positional arguments: '
+                        '"upper"')
+    return call(OPS["linalg_solve_triangular"], (A, B, bool(upper), bool(left),
+                                                   bool(unitriangular)), out=out)
+
+
+_register("linalg_solve_triangular", linalg_solve_triangular, method=False)
+
+
+@op(promote=None, family=F)
+def cholesky_inverse(input, upper=False):
+    """Mirrors `torch.cholesky_inverse(L, upper)`: the inverse of L L^H (U^H U with upper)."""
+    if input.ndim < 2:
+        raise RuntimeError("cholesky_inverse: The input tensor A must have at least 2 "
+                           "dimensions.")
+    if input.shape[-1] != input.shape[-2]:
+        raise RuntimeError(f"cholesky_inverse: A must be batches of square matrices, but they "
+                           f"are {input.shape[-2]} by {input.shape[-1]} matrices")
+    if not jnp.issubdtype(input.dtype, jnp.inexact) or input.dtype in (jnp.float16,
+                                                                        jnp.bfloat16):
+        raise NotImplementedError(f"\"cholesky_inverse_out_cpu\" not implemented for "
+                                  f"'{_nm(input)}'")
+    return _chol_inv(input, bool(upper))
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(1,))
+def _chol_inv(f, upper):
+    eye = jnp.broadcast_to(jnp.eye(f.shape[-1], dtype=f.dtype), f.shape)
+    lower = not upper
+    # inv(F F^H) = F^-H F^-1 (F lower); inv(F^H F) = F^-1 F^-H (F upper)
+    y = jax.lax.linalg.triangular_solve(f, eye, left_side=True, lower=lower,
+                                        transpose_a=upper, conjugate_a=upper)
+    return jax.lax.linalg.triangular_solve(f, y, left_side=True, lower=lower,
+                                           transpose_a=lower, conjugate_a=lower)
+
+
+def _chol_inv_fwd(f, upper):
+    r = _chol_inv(f, upper)
+    return r, (f, r)
+
+
+def _chol_inv_bwd(upper, res, g):
+    """PyTorch's formula: the gradient of inv(F F^H) with F read as a full matrix."""
+    f, r = res
+    common = r @ (g + jnp.conj(jnp.swapaxes(g, -1, -2))) @ r
+    return (-(f @ common) if upper else -(common @ f),)
+
+
+_chol_inv.defvjp(_chol_inv_fwd, _chol_inv_bwd)

@@ -411,13 +411,14 @@ _register("meshgrid", meshgrid, method=False)
 
 
 def broadcast_tensors(*tensors):
-    """Mirrors `torch.broadcast_tensors` (expanded views)."""
+    """Mirrors `torch.broadcast_tensors`: expanded views; a tensor already of the broadcast shape
+    is returned itself, as in PyTorch."""
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
                             f"{type(t).__name__}")
     shape = broadcast_shapes_checked([t._size for t in tensors])
-    return tuple(t.expand(shape) for t in tensors)
+    return tuple(t if t._size == shape else t.expand(shape) for t in tensors)
 
 
 def broadcast_shapes(*shapes):
