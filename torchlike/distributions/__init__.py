@@ -32,3 +32,9 @@ __all__ = [
     "TransformedDistribution", "biject_to", "kl_divergence", "register_kl", "transform_to",
 ]
 __all__.extend(transforms.__all__)
+
+# imported directly (`import torchlike.distributions`), not through `torch.distributions`:
+# names PyTorch has and torchlike lacks still raise NotAvailable
+from .._missing import install_all as _install_all  # noqa: E402
+
+_install_all()
