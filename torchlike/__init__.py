@@ -72,7 +72,7 @@ __version__ = "2.13.0"
 _load_ops(globals())
 
 from ._core.printing import get_printoptions, set_printoptions  # noqa: E402
-from . import cuda, fft, linalg  # noqa: E402,F401
+from . import cuda, fft, linalg, special  # noqa: E402,F401
 from . import autograd  # noqa: E402,F401
 from . import nn  # noqa: E402,F401
 from . import optim, utils, multiprocessing, serialization, func  # noqa: E402,F401

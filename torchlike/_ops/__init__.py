@@ -3,7 +3,7 @@ import importlib
 
 FAMILIES = ("pointwise", "views", "creation", "conversion", "compare", "reduction", "indexing",
             "shape",
-            "linalg", "fft", "random", "interop", "misc")
+            "linalg", "fft", "special", "random", "interop", "misc")
 
 
 def load(namespace):

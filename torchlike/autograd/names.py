@@ -78,6 +78,17 @@ def _clamp1(base, name):
     return lambda a: (base + "0", (name,)) if not isinstance(a[name], Tensor) else base + "1"
 
 
+def _scalar_operand(base):
+    """Overload 0 for two tensors, 1 for a Python-number input, 2 for a Python-number other."""
+    def rule(a):
+        if _num(a["other"]):
+            return base + "2", ("other",)
+        if _num(a["input"]):
+            return base + "1", ("input",)
+        return base + "0"
+    return rule
+
+
 def _lerp(a):
     return ("LerpBackward0", ("weight",)) if _num(a["weight"]) else "LerpBackward1"
 
@@ -191,6 +202,10 @@ _NAMES = {
     "masked_fill": "MaskedFillBackward0",
 }
 _NAMES.update(_FFT_NAMES)
+_NAMES.update({"special_i0e": "SpecialI0EBackward0", "special_i1e": "SpecialI1EBackward0",
+               "special_ndtr": "MulBackward1",  # PyTorch's ndtr is (1 + erf(x / sqrt2)) * 0.5
+               "special_xlog1py": _scalar_operand("SpecialXlog1PyBackward"),
+               "special_zeta": _scalar_operand("SpecialZetaBackward")})
 
 # "inputs" is the default; these are PyTorch's formulas that keep nothing, the result, or both
 _NONE = {"add", "sub", "rsub", "neg", "sum", "mean", "clone", "cat", "stack", "positive",
@@ -201,10 +216,12 @@ _NONE = {"add", "sub", "rsub", "neg", "sum", "mean", "clone", "cat", "stack", "p
          "trunc", "round", "sign", "frac", "_block_diag", "diff", "combinations",
          "conj_physical", "where", "sort", "msort", "topk", "kthvalue"}
 _NONE |= set(_FFT_NAMES)  # PyTorch's FFT backward formulas keep no tensor but R2C's input
+_NONE.add("special_ndtr")
 _RESULT = {"exp", "exp2", "expm1", "tanh", "sigmoid", "relu", "sqrt", "rsqrt", "softmax",
-           "log_softmax", "reciprocal"}
+           "log_softmax", "reciprocal", "special_ndtri"}
 _BOTH = {"logsumexp", "logcumsumexp", "linalg_vector_norm", "norm", "std", "prod", "cumprod",
-         "linalg_det", "det", "amax", "amin", "hypot", "std_mean"}
+         "linalg_det", "det", "amax", "amin", "hypot", "std_mean", "special_erfcx",
+         "special_i0e", "special_i1", "special_i1e", "special_log_ndtr"}
 # PyTorch's backward for these is not implemented: calling it raises
 _NOT_IMPLEMENTED = {
     "floor_divide": (RuntimeError, "derivative for aten::floor_divide is not implemented"),
@@ -215,6 +232,10 @@ _PARTIAL = {"igamma": ("IgammaBackward0", 0, "the derivative for 'igamma: input'
                        "implemented."),
             "igammac": ("IgammacBackward0", 0, "the derivative for 'igammac: input' is not "
                         "implemented.")}
+# The same, by node name, for ops whose name depends on the call (a Python-number `input`
+# gets no slot, so only the overloads where `input` is slot 0 are listed)
+_PARTIAL_NODES = {n: (0, "the derivative for 'zeta' is not implemented.")
+                  for n in ("SpecialZetaBackward0", "SpecialZetaBackward2")}
 
 
 class Dynamic:
@@ -399,6 +420,9 @@ def _install_raising_nodes():
 
     for op, (name, slot, msg) in _PARTIAL.items():
         _NAMES[op] = name
+        _CLASSES[(name, JaxNode)] = type(name, (JaxNode,), {
+            "__slots__": (), "__module__": "torch", "apply": partial(slot, msg)})
+    for name, (slot, msg) in _PARTIAL_NODES.items():
         _CLASSES[(name, JaxNode)] = type(name, (JaxNode,), {
             "__slots__": (), "__module__": "torch", "apply": partial(slot, msg)})
 
