@@ -71,6 +71,11 @@ __version__ = "2.13.0"
 
 _load_ops(globals())
 
+from ._default_device import get_default_device, set_default_device  # noqa: E402,F401
+from ._default_device import install as _install_default_device  # noqa: E402
+
+_install_default_device(globals())
+
 from ._core.printing import get_printoptions, set_printoptions  # noqa: E402
 from . import cuda, fft, linalg, special  # noqa: E402,F401
 from . import autograd  # noqa: E402,F401
@@ -87,6 +92,9 @@ from ._determinism import (  # noqa: E402,F401
     use_deterministic_algorithms)
 from . import amp, cpu  # noqa: E402,F401
 from . import testing  # noqa: E402,F401
+from ._knobs import (  # noqa: E402,F401
+    get_num_interop_threads, get_num_threads, is_warn_always_enabled, set_flush_denormal,
+    set_num_interop_threads, set_num_threads, set_warn_always)
 from .amp import autocast  # noqa: E402,F401
 from .amp.scaling import (  # noqa: E402,F401
     amp_foreach_non_finite_check_and_unscale_ as _amp_foreach_non_finite_check_and_unscale_,

@@ -5,6 +5,7 @@ without a GPU, asking for CUDA fails the way a CPU-only PyTorch build does.
 """
 import functools
 import re as _re
+import threading
 
 import jax
 
@@ -71,10 +72,15 @@ class device:
     def __reduce__(self):
         return (device, (self.type, self.index) if self.index is not None else (self.type,))
 
-    def __enter__(self):
+    def __enter__(self):  # inside the block, factory functions default to this device
+        mode_stack().append(DeviceMode(self))
+        DEFAULT_USED[0] = True
         return self
 
     def __exit__(self, *exc):
+        stack = mode_stack()
+        if stack:
+            stack.pop()
         return False
 
 
@@ -83,6 +89,30 @@ def _typename(x):
 
 
 CPU = device("cpu")
+# The default device of PyTorch's factory functions, per thread as in PyTorch: `stack` mirrors
+# its stack of DeviceContext modes (`with device(...)` pushes one; `set_default_device` manages
+# its own, see torchlike/_default_device.py), `ctx` is the one `set_default_device` made.
+DEFAULT = threading.local()
+DEFAULT_USED = [False]  # whether any thread ever made one: the factories' fast path
+
+
+class DeviceMode:
+    """One of PyTorch's DeviceContext modes: its device and the mode it displaced."""
+
+    __slots__ = ("device", "prev")
+
+    def __init__(self, d):
+        self.device, self.prev = d, None
+
+
+def mode_stack():
+    return DEFAULT.__dict__.setdefault("stack", [])
+
+
+def default_device():
+    """The device a factory call naming none uses (None: the CPU)."""
+    stack = getattr(DEFAULT, "stack", None)
+    return stack[-1].device if stack else None
 
 
 @functools.lru_cache(maxsize=None)
