@@ -1,6 +1,6 @@
 import torch
 
-signal = torch.ones(8)
-print("signal ready")
-spectrum = torch.fft.fft(signal)
-print(spectrum)
+x = torch.linspace(-2, 2, 5)
+print("grid ready")
+y = torch.special.airy_ai(x)
+print(y)
