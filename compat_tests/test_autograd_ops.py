@@ -316,6 +316,15 @@ case("cumulative_trapezoid", lambda t, y: t.cumulative_trapezoid(y, dx=0.5, dim=
 case("linalg_cond", lambda t, a: t.linalg.cond(a), M, nodes=False)
 case("cholesky_solve", lambda t, b, a: t.cholesky_solve(b, t.linalg.cholesky(a)), X[:, :2].copy(),
      SPD, nodes=False)
+case("linalg_solve_triangular",
+     lambda t, a, b: t.linalg.solve_triangular(t.linalg.cholesky(a), b, upper=False), SPD,
+     X[:, :2].copy(), nodes=False)
+case("linalg_solve_triangular",
+     lambda t, a, b: t.linalg.solve_triangular(a.triu() + 3 * t.eye(3), b, upper=True,
+                                               left=False), M, X.T.copy(),
+     id="solve_triangular_right", nodes=False)
+case("cholesky_inverse", lambda t, a: t.cholesky_inverse(t.linalg.cholesky(a)), SPD,
+     nodes=False)
 case("linalg_cross", lambda t, a, b: t.linalg.cross(a, b), X.T.copy(), Y.T.copy())
 case("linalg_det", lambda t, a: t.linalg.det(a), M)
 case("det", lambda t, a: t.det(a), M)
