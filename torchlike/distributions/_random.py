@@ -47,3 +47,18 @@ def sample_dirichlet(concentration, generator=None):
     """Mirrors `torch._sample_dirichlet` (differentiable here: `Dirichlet.rsample`'s gradient)."""
     k4 = _key_for(concentration, generator)
     return apply_jax(_dirichlet, [concentration, k4], name="_DirichletBackward")[0]
+
+
+@jax.jit
+def _binomial(count, prob, k4):
+    w = _work(count.dtype)
+    x = jax.random.binomial(_r._key(k4), count.astype(w), prob.astype(w), dtype=w)
+    return x.astype(count.dtype)
+
+
+def binomial(count, prob, generator=None):
+    """Mirrors `torch.binomial(count, prob)`: draws with `count` trials of probability `prob`
+    (float, `count`'s dtype; no gradient)."""
+    k4 = _key_for(count, generator)
+    from .._core.tensor import wrap
+    return wrap(_binomial(count._value(), prob._value(), k4), count.device)

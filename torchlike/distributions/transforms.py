@@ -151,21 +151,19 @@ class _InverseTransform(Transform):
         self._inv: Transform | None = transform
 
     @constraints.dependent_property(is_discrete=False)
-    # pyrefly: ignore [bad-override]
     def domain(self):
         if self._inv is None:
             raise AssertionError("_inv must not be None")
         return self._inv.codomain
 
     @constraints.dependent_property(is_discrete=False)
-    # pyrefly: ignore [bad-override]
     def codomain(self):
         if self._inv is None:
             raise AssertionError("_inv must not be None")
         return self._inv.domain
 
     @property
-    def bijective(self) -> bool:  # type: ignore[override]
+    def bijective(self) -> bool:
         if self._inv is None:
             raise AssertionError("_inv must not be None")
         return self._inv.bijective
@@ -178,7 +176,7 @@ class _InverseTransform(Transform):
 
     @property
     def inv(self) -> Transform:
-        return self._inv  # pyrefly: ignore[bad-return]
+        return self._inv
 
     def with_cache(self, cache_size=1):
         if self._inv is None:
@@ -206,10 +204,10 @@ class _InverseTransform(Transform):
         return -self._inv.log_abs_det_jacobian(y, x)
 
     def forward_shape(self, shape):
-        return self._inv.inverse_shape(shape)  # pyrefly: ignore[missing-attribute]
+        return self._inv.inverse_shape(shape)
 
     def inverse_shape(self, shape):
-        return self._inv.forward_shape(shape)  # pyrefly: ignore[missing-attribute]
+        return self._inv.forward_shape(shape)
 
 
 class ComposeTransform(Transform):
@@ -227,7 +225,6 @@ class ComposeTransform(Transform):
         return self.parts == other.parts
 
     @constraints.dependent_property(is_discrete=False)
-    # pyrefly: ignore [bad-override]
     def domain(self):
         if not self.parts:
             return constraints.real
@@ -246,7 +243,6 @@ class ComposeTransform(Transform):
         return domain
 
     @constraints.dependent_property(is_discrete=False)
-    # pyrefly: ignore [bad-override]
     def codomain(self):
         if not self.parts:
             return constraints.real
@@ -265,11 +261,11 @@ class ComposeTransform(Transform):
         return codomain
 
     @lazy_property
-    def bijective(self) -> bool:  # type: ignore[override]
+    def bijective(self) -> bool:
         return all(p.bijective for p in self.parts)
 
     @lazy_property
-    def sign(self) -> int:  # type: ignore[override]
+    def sign(self) -> int:
         sign = 1
         for p in self.parts:
             sign = sign * p.sign
@@ -357,21 +353,19 @@ class IndependentTransform(Transform):
         )
 
     @constraints.dependent_property(is_discrete=False)
-    # pyrefly: ignore [bad-override]
     def domain(self):
         return constraints.independent(
             self.base_transform.domain, self.reinterpreted_batch_ndims
         )
 
     @constraints.dependent_property(is_discrete=False)
-    # pyrefly: ignore [bad-override]
     def codomain(self):
         return constraints.independent(
             self.base_transform.codomain, self.reinterpreted_batch_ndims
         )
 
     @property
-    def bijective(self) -> bool:  # type: ignore[override]
+    def bijective(self) -> bool:
         return self.base_transform.bijective
 
     @property
@@ -422,12 +416,10 @@ class ReshapeTransform(Transform):
         super().__init__(cache_size=cache_size)
 
     @constraints.dependent_property
-    # pyrefly: ignore [bad-override]
     def domain(self):
         return constraints.independent(constraints.real, len(self.in_shape))
 
     @constraints.dependent_property
-    # pyrefly: ignore [bad-override]
     def codomain(self):
         return constraints.independent(constraints.real, len(self.out_shape))
 
@@ -507,8 +499,8 @@ class PowerTransform(Transform):
         return PowerTransform(self.exponent, cache_size=cache_size)
 
     @lazy_property
-    def sign(self) -> int:  # type: ignore[override]
-        return self.exponent.sign()  # type: ignore[return-value]
+    def sign(self) -> int:
+        return self.exponent.sign()
 
     def __eq__(self, other):
         if not isinstance(other, PowerTransform):
@@ -646,14 +638,12 @@ class AffineTransform(Transform):
         return self._event_dim
 
     @constraints.dependent_property(is_discrete=False)
-    # pyrefly: ignore [bad-override]
     def domain(self):
         if self.event_dim == 0:
             return constraints.real
         return constraints.independent(constraints.real, self.event_dim)
 
     @constraints.dependent_property(is_discrete=False)
-    # pyrefly: ignore [bad-override]
     def codomain(self):
         if self.event_dim == 0:
             return constraints.real
@@ -674,20 +664,20 @@ class AffineTransform(Transform):
             if self.loc != other.loc:
                 return False
         else:
-            if not (self.loc == other.loc).all().item():  # type: ignore[union-attr]
+            if not (self.loc == other.loc).all().item():
                 return False
 
         if isinstance(self.scale, _Number) and isinstance(other.scale, _Number):
             if self.scale != other.scale:
                 return False
         else:
-            if not (self.scale == other.scale).all().item():  # type: ignore[union-attr]
+            if not (self.scale == other.scale).all().item():
                 return False
 
         return True
 
     @property
-    def sign(self) -> Tensor | int:  # type: ignore[override]
+    def sign(self) -> Tensor | int:
         if isinstance(self.scale, _Number):
             return 1 if float(self.scale) > 0 else -1 if float(self.scale) < 0 else 0
         return self.scale.sign()
@@ -934,7 +924,7 @@ class CatTransform(Transform):
         self.dim = dim
 
     @lazy_property
-    def event_dim(self) -> int:  # type: ignore[override]
+    def event_dim(self) -> int:
         return max(t.event_dim for t in self.transforms)
 
     @lazy_property
@@ -1018,18 +1008,16 @@ class CatTransform(Transform):
             return sum(logdetjacs)
 
     @property
-    def bijective(self) -> bool:  # type: ignore[override]
+    def bijective(self) -> bool:
         return all(t.bijective for t in self.transforms)
 
     @constraints.dependent_property
-    # pyrefly: ignore [bad-override]
     def domain(self):
         return constraints.cat(
             [t.domain for t in self.transforms], self.dim, self.lengths
         )
 
     @constraints.dependent_property
-    # pyrefly: ignore [bad-override]
     def codomain(self):
         return constraints.cat(
             [t.codomain for t in self.transforms], self.dim, self.lengths
@@ -1115,16 +1103,14 @@ class StackTransform(Transform):
         return torchlike.stack(logdetjacs, dim=self.dim)
 
     @property
-    def bijective(self) -> bool:  # type: ignore[override]
+    def bijective(self) -> bool:
         return all(t.bijective for t in self.transforms)
 
     @constraints.dependent_property
-    # pyrefly: ignore [bad-override]
     def domain(self):
         return constraints.stack([t.domain for t in self.transforms], self.dim)
 
     @constraints.dependent_property
-    # pyrefly: ignore [bad-override]
     def codomain(self):
         return constraints.stack([t.codomain for t in self.transforms], self.dim)
 
@@ -1142,7 +1128,7 @@ class CumulativeDistributionTransform(Transform):
         self.distribution = distribution
 
     @property
-    def domain(self) -> constraints.Constraint | None:  # type: ignore[override]
+    def domain(self) -> constraints.Constraint | None:
         return self.distribution.support
 
     def _call(self, x):
