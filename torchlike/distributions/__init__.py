@@ -1,8 +1,7 @@
 """Mirrors `torch.distributions`: probability distributions written, as PyTorch's are, in Python
 over tensor ops, so `rsample` reparameterisation and `log_prob` gradients come from torchlike's
 autograd. Samples come from torchlike's generator (`torch.manual_seed` makes them reproducible;
-the numbers differ from PyTorch's). PyTorch's VonMises, Wishart, LKJCholesky and
-GeneralizedPareto raise `NotAvailable`.
+the numbers differ from PyTorch's).
 """
 from . import constraints, transforms
 from .bernoulli import Bernoulli
@@ -19,6 +18,7 @@ from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .fishersnedecor import FisherSnedecor
 from .gamma import Gamma
+from .generalized_pareto import GeneralizedPareto
 from .geometric import Geometric
 from .gumbel import Gumbel
 from .half_cauchy import HalfCauchy
@@ -28,6 +28,7 @@ from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
 from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
+from .lkj_cholesky import LKJCholesky
 from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
@@ -45,16 +46,18 @@ from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
 from .transforms import *  # noqa: F403
 from .uniform import Uniform
+from .von_mises import VonMises
 from .weibull import Weibull
+from .wishart import Wishart
 
 __all__ = [
     "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli",
     "Dirichlet", "Distribution", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma",
-    "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "InverseGamma",
-    "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal",
+    "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent",
+    "InverseGamma", "Kumaraswamy", "LKJCholesky", "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal",
     "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
     "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "RelaxedBernoulli",
-    "RelaxedOneHotCategorical", "StudentT", "Poisson", "Uniform", "Weibull",
+    "RelaxedOneHotCategorical", "StudentT", "Poisson", "Uniform", "VonMises", "Weibull", "Wishart",
     "TransformedDistribution", "biject_to", "kl_divergence", "register_kl", "transform_to",
 ]
 __all__.extend(transforms.__all__)
