@@ -15,6 +15,10 @@ import torch as real_torch
 import torchlike
 from harness import check, same_repr
 
+# PyTorch's Wishart.rsample warns "Singular sample detected." for every draw (its check reads
+# the support test backwards); torchlike's copy does the same (test_wishart_warns_as_torch)
+pytestmark = pytest.mark.filterwarnings("ignore:Singular sample detected")
+
 
 def _rs(seed=0):
     return np.random.RandomState(seed)
@@ -514,6 +518,16 @@ def test_samples_lie_in_the_support(spec):
     assert bool(d.support.check(s).all())
     if d.has_rsample:
         assert bool(d.support.check(d.rsample((1000,)).detach()).all())
+
+
+def test_wishart_warns_as_torch():
+    def f(torch):
+        d = torch.distributions.Wishart(torch.tensor(4.0), covariance_matrix=torch.eye(2))
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            s = d.rsample((3,))
+        return [(x.category.__name__, str(x.message)) for x in w], s.shape
+    check(f)
 
 
 def test_von_mises_circular_moments():
