@@ -172,6 +172,21 @@ def test_triangular_solve_and_cholesky_inverse_gradients(upper):
     check(f, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("which", ["A", "B", "X", "L", "Y"])
+def test_triangular_solve_and_cholesky_inverse_saved_tensors(which):
+    """What their backward keeps (A and the solution; the input and the result), by the error
+    an in-place change of it raises at backward."""
+    def f(torch):
+        a = (torch.eye(3) * 2).requires_grad_() * 1
+        b = torch.ones(3, 2, requires_grad=True) * 1
+        x = torch.linalg.solve_triangular(a, b, upper=False)
+        y = torch.cholesky_inverse(a)
+        {"A": a, "B": b, "X": x, "L": a, "Y": y}[which].mul_(2)
+        (x if which in "ABX" else y).sum().backward()
+        return "ok"
+    check(f)
+
+
 def _rec(torch, fn):
     """Reconstruction/invariant checks (decompositions are unique only up to signs)."""
     return fn(torch)

@@ -221,7 +221,7 @@ _RESULT = {"exp", "exp2", "expm1", "tanh", "sigmoid", "relu", "sqrt", "rsqrt", "
            "log_softmax", "reciprocal", "special_ndtri"}
 _BOTH = {"logsumexp", "logcumsumexp", "linalg_vector_norm", "norm", "std", "prod", "cumprod",
          "linalg_det", "det", "amax", "amin", "hypot", "std_mean", "special_erfcx",
-         "special_i0e", "special_i1", "special_i1e", "special_log_ndtr"}
+         "special_i0e", "special_i1", "special_i1e", "special_log_ndtr", "cholesky_inverse"}
 # PyTorch's backward for these is not implemented: calling it raises
 _NOT_IMPLEMENTED = {
     "floor_divide": (RuntimeError, "derivative for aten::floor_divide is not implemented"),
@@ -356,6 +356,8 @@ def _ext_policy(row, args, entries):
 
 
 _CONDITIONAL["max"] = _CONDITIONAL["min"] = _ext_policy
+# linalg.solve_triangular keeps A and the solution, not B
+_CONDITIONAL["linalg_solve_triangular"] = lambda row, args, entries: ("both", [args[0]])
 
 
 def _fft_r2c_policy(row, args, entries):
