@@ -21,7 +21,6 @@ from .._core.storage import Storage
 from .._core.tracing import tracing
 from .._core.tensor import Tensor, _new
 from . import patches
-from .deferred import READS, Deferred, DeferredStorage, ReadTracked, deferred_storage, placeholder
 from .patches import Unsupported
 from .state import _ATOMS, hyper_values
 
@@ -64,7 +63,7 @@ class Plan:
     """What one call of a program does besides computing: see the module docstring."""
 
     __slots__ = ("updates", "vc", "instructions", "draws", "result", "n_out", "diff_outs",
-                 "tracked", "donate", "deferrable", "unread", "avals")
+                 "tracked", "donate")
 
 
 class _Collector:
@@ -134,7 +133,7 @@ class _Collector:
         return ("new", src, t._size, t._stride, t._offset, t.dtype, t._requires_grad, t._vc[0],
                 grad)
 
-    def collect(self, result, ctx, reads):
+    def collect(self, result, ctx):
         walk, snap = self.walk, self.snap
         plan = Plan()
         plan.updates = []
@@ -183,9 +182,6 @@ class _Collector:
         self.in_result = True
         plan.result = self.recipe(result)
         plan.n_out = len(self.outs)
-        plan.avals = tuple((o.shape, o.dtype) for o in self.outs)
-        plan.unread = frozenset(i for i, st in enumerate(walk.storages) if id(st) not in reads)
-        plan.deferrable = frozenset() if self.diff_outs else _grad_only_outputs(plan)
         plan.diff_outs = tuple(self.diff_outs)
         plan.tracked = ()
         # storages the program overwrites: their old buffers may be donated to XLA (not when
@@ -203,46 +199,13 @@ class _Collector:
         return plan, self.outs
 
 
-def _grad_only_outputs(plan):
-    """The outputs whose only use is to become the buffer of a new `.grad` tensor."""
-    grads, other = set(), set(k for _, k in plan.updates)
-    for kind, _, k, r in plan.instructions:
-        if kind == "grad":
-            _outputs_in(r, grads)
-        else:
-            _outputs_in(k, other)
-            _outputs_in(r, other)
-    _outputs_in(plan.result, other)
-    return frozenset(grads - other)
-
-
-def _outputs_in(r, found):
-    """Add to `found` the program outputs recipe `r` builds storages from."""
-    if r is None:
-        return
-    kind = r[0]
-    if kind == "new":
-        if r[1][0] == "ns":
-            found.add(r[1][1])
-        _outputs_in(r[8], found)
-    elif kind == "dict":
-        for k, v in r[1]:
-            _outputs_in(k, found)
-            _outputs_in(v, found)
-    elif kind == "seq":
-        for x in r[2]:
-            _outputs_in(x, found)
-
-
 class _Build:
-    """Rebuilds recipes for one call (new storages shared by several tensors stay shared;
-    outputs the call left out become storages of `deferred`)."""
+    """Rebuilds recipes for one call (new storages shared by several tensors stay shared)."""
 
-    __slots__ = ("walk", "outs", "storages", "diff", "deferred", "avals")
+    __slots__ = ("walk", "outs", "storages", "diff")
 
-    def __init__(self, walk, outs, deferred=None, avals=None):
+    def __init__(self, walk, outs):
         self.walk, self.outs, self.storages, self.diff = walk, outs, {}, []
-        self.deferred, self.avals = deferred, avals
 
     def __call__(self, r):
         kind = r[0]
@@ -259,11 +222,7 @@ class _Build:
             else:
                 st = self.storages.get(src[4])
                 if st is None:
-                    k = src[1]
-                    a = self.outs[k]
-                    st = Storage(a, src[2], src[3]) if a is not None else \
-                        deferred_storage(self.deferred, k, *self.avals[k], src[2], src[3])
-                    self.storages[src[4]] = st
+                    st = self.storages[src[4]] = Storage(self.outs[src[1]], src[2], src[3])
             t = _new(Tensor, st, size, stride, offset, [vc], None)
             t.dtype = dtype
             t._requires_grad = rg
@@ -283,15 +242,12 @@ class _Build:
 class Entry:
     """The jitted program of one walk key, and its plan (set when it is traced)."""
 
-    __slots__ = ("fn", "jitted", "plan", "ctx", "unknown", "vjp_fn", "donating", "deferring",
-                 "defer")
+    __slots__ = ("fn", "jitted", "plan", "ctx", "unknown", "vjp_fn", "donating")
 
     def __init__(self, fn):
         self.fn = fn
         self.plan = None
         self.donating = None
-        self.deferring = None
-        self.defer = True         # leave grad-only outputs to `deferred` until one is read
         self.unknown = ()
         self.ctx = None
         self.jitted = jax.jit(self._pure)
@@ -316,26 +272,16 @@ class Entry:
                 t._stride == _contiguous(t._size)
         ctx = patches.TraceContext(walk, hypers, gens)
         self.unknown = ctx.unknown_gens
-        for st in walk.storages:
-            st.__class__ = ReadTracked
-        READS.clear()
-        try:
-            with patches.tracing(ctx):
-                result = self.fn(*args, **kwargs)
-            reads = set(READS)
-        finally:
-            for st in walk.storages:
-                st.__class__ = Storage
-        plan, outs = _Collector(walk, snap, arrays).collect(result, ctx, reads)
+        with patches.tracing(ctx):
+            result = self.fn(*args, **kwargs)
+        plan, outs = _Collector(walk, snap, arrays).collect(result, ctx)
         self.plan = plan
         return outs
 
     def __call__(self, walk, args, kwargs, snap=None):
         """Run the program on the state `walk` found; with `snap`, trace it first."""
-        plan = self.plan
-        if plan is not None and plan.unread:
-            _keep_retained(walk)
-        arrays = [_input(st, i, plan) for i, st in enumerate(walk.storages)]
+        arrays = [st._data if st._data is not None else jnp.asarray(st._np)
+                  for st in walk.storages]
         hv = hyper_values(walk)
         if not tracing():  # weakly typed 0-d arrays: passing Python floats costs ~1 us each
             cached = _HYPER_ARRAYS.get(hv)
@@ -350,16 +296,12 @@ class Entry:
             if len(_GEN_ARRAYS) > 64:
                 _GEN_ARRAYS.clear()
             gens = _GEN_ARRAYS[gstate] = jnp.asarray(np.array(gstate, dtype=np.uint64))
-        defer = plan is not None and self.defer and plan.deferrable and not tracing()
-        donate = not defer and plan is not None and plan.donate and _owned(arrays, plan.donate)
+        donate = self.plan is not None and self.plan.donate and _owned(arrays, self.plan.donate)
         if donate and self.donating is None:
             # the first donating call may re-trace the function (JAX normally reuses the jaxpr)
             self.donating = jax.jit(self._split, donate_argnums=0)
             snap = Snapshot(walk)
-        if defer and self.deferring is None:
-            self.deferring = jax.jit(self._without_deferred)
-            snap = Snapshot(walk)
-        run = self._run_donating if donate else self.deferring if defer else self.jitted
+        run = self._run_donating if donate else self.jitted
         if snap is not None:
             self.ctx = (walk, snap, args, kwargs)
             try:
@@ -369,7 +311,7 @@ class Entry:
                 snap.restore()
         else:
             outs = run(arrays, hv, gens)
-        return self.apply(walk, outs, (arrays, hv, gens), defer)
+        return self.apply(walk, outs, (arrays, hv, gens))
 
     def _run_donating(self, arrays, hv, gens):
         """The program writing into the buffers of the storages it overwrites, as PyTorch's
@@ -378,11 +320,6 @@ class Entry:
         return self.donating([arrays[i] for i in self.plan.donate],
                              [a for i, a in enumerate(arrays) if i not in ix], hv, gens)
 
-    def _without_deferred(self, arrays, hv, gens):
-        """The program without the outputs that only become `.grad` tensors."""
-        outs = self.jitted(arrays, hv, gens)
-        return [None if k in self.plan.deferrable else o for k, o in enumerate(outs)]
-
     def _split(self, donated, kept, hv, gens):
         n = len(donated) + len(kept)
         donated, kept = iter(donated), iter(kept)
@@ -390,7 +327,7 @@ class Entry:
         arrays = [next(donated) if i in ix else next(kept) for i in range(n)]
         return self.jitted(arrays, hv, gens)
 
-    def apply(self, walk, outs, inputs, defer=False):
+    def apply(self, walk, outs, inputs):
         plan = self.plan
         storages, tensors = walk.storages, walk.tensors
         for i, k in plan.updates:
@@ -401,8 +338,7 @@ class Entry:
                 st._np[...] = np.asarray(outs[k]).reshape(-1)
         for i, d in plan.vc:
             tensors[i]._vc[0] += d
-        build = _Build(walk, outs, Deferred(self, inputs), plan.avals) if defer else \
-            _Build(walk, outs)
+        build = _Build(walk, outs)
         for kind, j, k, r in plan.instructions:
             if kind == "grad":
                 tensors[j]._grad = build(r)
@@ -421,23 +357,6 @@ class Entry:
             record("CompiledFunctionBackward", self.vjp_fn, [tuple(arrays), hv, gens], tracked,
                    build.diff, False, "none")
         return result
-
-
-def _keep_retained(walk):
-    """Compute now the deferred grads someone besides their parameter holds (a tensor or a
-    view of it), so that no deferred call's inputs outlive the next call."""
-    for t in walk.tensors:
-        st = t._st
-        if type(st) is DeferredStorage and (_getrefcount(t) > 4 or _getrefcount(st) > 4):
-            st._data     # noqa: B018  (reading computes it)
-
-
-def _input(st, i, plan):
-    """The program's input for storage `i` (no local may keep it: see `_owned`)."""
-    if type(st) is DeferredStorage and i in plan.unread:
-        return placeholder(st)        # a deferred grad this program does not read
-    d = st._data
-    return d if d is not None else jnp.asarray(st._np)
 
 
 def _owned(arrays, ix):

@@ -26,7 +26,7 @@ class Storage:
     """The shared buffer: `_data` (JAX array) or `_np` (flat NumPy array), dtype, device."""
 
     __slots__ = ("_data", "_np", "dtype", "device", "numel", "shape", "_ptr", "resizable",
-                 "shared", "_deferred", "__weakref__")   # `_deferred`: see _compile/deferred.py
+                 "shared", "__weakref__")
 
     def __init__(self, data, dtype, device, ptr=None):
         self._data = data
