@@ -303,3 +303,45 @@ def test_parameters_shared_with_numpy():
     assert_same(state_of(em, eopt), state_of(cm, copt), rtol=1e-5, atol=1e-6)
     for a, b in zip(ekept[2], ckept[2]):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_grads_held_and_written_between_calls_match_eager():
+    """A `.grad` held across steps and read later, an in-place write into one between calls,
+    and the grads read at the end all equal eager's."""
+    def before_step(i, m):
+        if i == 3:
+            return m[0].weight.grad, m[2].bias.grad[1:]   # held, read at the end
+        if i == 5:
+            m[2].bias.grad.mul_(3)
+            return m[2].bias.grad.clone()
+    runs = _eager_then_compiled(8, before_step)
+    (em, eopt, _, ekept), (cm, copt, _, ckept) = runs
+    assert_same((ekept[3], ekept[5]), (ckept[3], ckept[5]), rtol=1e-5, atol=1e-6)
+    assert_same(state_of(em, eopt), state_of(cm, copt), rtol=1e-5, atol=1e-6)
+
+
+def test_grads_accumulated_across_compiled_calls():
+    """Without `zero_grad` in the step the program reads the previous grads; zeroing them
+    outside every third step and stepping outside work as in eager."""
+    eager_m, comp_m, shape, _ = twins("mlp")
+    batches = data(shape, 9)
+    for m, compiled in ((eager_m, False), (comp_m, True)):
+        opt = torchlike.optim.SGD(m.parameters(), lr=0.05, momentum=0.9)
+
+        def step(x, y, zero):
+            if zero:
+                opt.zero_grad()
+            loss = torchlike.nn.functional.cross_entropy(m(x), y)
+            loss.backward()
+            return loss
+        f = torchlike.compile(step) if compiled else step
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            for i, (x, y) in enumerate(batches):
+                f(torchlike.tensor(x), torchlike.tensor(y), i % 2 == 0)
+                if i % 3 == 2:
+                    opt.step()
+                    opt.zero_grad()
+        m.opt = opt
+    assert_same(state_of(eager_m, eager_m.opt), state_of(comp_m, comp_m.opt), rtol=1e-5,
+                atol=1e-6)
