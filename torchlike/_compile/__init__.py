@@ -31,6 +31,7 @@ class CompiledFunction:
         self._fullgraph = fullgraph
         self._limit = recompile_limit or _RECOMPILE_LIMIT
         self._entries = {}
+        self._last = (None, None)  # the last call's walk key (a list) and entry
         self._eager = set()
         self._extra = []           # generators met while tracing that the walk did not reach
         self._all_eager = False
@@ -50,9 +51,13 @@ class CompiledFunction:
         if self._all_eager or _ACTIVE[0]:
             return self._fn(*args, **kwargs)   # inside another compiled function: inline
         walk = self._walk(args, kwargs)
+        last_key, entry = self._last
+        if entry is not None and walk.key == last_key:   # cheaper than hashing the key
+            return entry(walk, args, kwargs)
         key = tuple(walk.key)
         entry = self._entries.get(key)
         if entry is not None:
+            self._last = (walk.key, entry)
             return entry(walk, args, kwargs)
         if key in self._eager:
             return self._fn(*args, **kwargs)
