@@ -662,6 +662,30 @@ def test_rsample_is_a_function_of_the_parameters():
     assert torchlike.equal(a, b.detach())
 
 
+def _standard_gamma(torch):
+    return torch._standard_gamma if torch is real_torch else \
+        torchlike.distributions._random.standard_gamma
+
+
+@pytest.mark.parametrize("which", ["x", "y", "a", None])
+def test_sampler_nodes_as_torch(which):
+    """The Dirichlet draw is PyTorch's `_Dirichlet` Function; the gamma draw's node is
+    StandardGammaBackward0; both keep the draw and the concentration. (Changing Dirichlet's
+    concentration in place raises too, but PyTorch names the regenerated expand view
+    AsStrided there, torchlike Expand: a general view-replay difference.)"""
+    def f(torch):
+        c = torch.tensor([1.0, 2.0, 3.0], requires_grad=True) * 1
+        x = torch.distributions.Dirichlet(c).rsample()
+        a = torch.tensor([2.0, 0.5], requires_grad=True) * 1
+        y = _standard_gamma(torch)(a)
+        names = [repr(t.grad_fn).split(" object at ")[0] for t in (x, y)]
+        if which is not None:
+            {"x": x, "c": c, "y": y, "a": a}[which].mul_(2)
+        (x.sum() + y.sum()).backward()
+        return names
+    check(f)
+
+
 def test_poisson_has_no_rsample():
     def f(torch):
         d = torch.distributions.Poisson(torch.tensor([1.0]))

@@ -1,15 +1,21 @@
-"""The samplers PyTorch's distributions call as `torch._standard_gamma` and
-`torch._sample_dirichlet`, drawn from torchlike's generator. Each is one jitted JAX kernel whose
-gradient is JAX's: implicit reparameterisation for the gamma draw (d sample / d concentration,
-as PyTorch's `_standard_gamma_grad`), and through it for the Dirichlet draw (as PyTorch's
-`_dirichlet_grad`)."""
+"""The samplers PyTorch's distributions call as `torch._standard_gamma`, `torch._sample_dirichlet`
+and `torch.binomial`, drawn from torchlike's generator. Each is one jitted JAX kernel; the
+gradients are JAX's implicit reparameterisation gradients (d sample / d concentration, what
+PyTorch's `_standard_gamma_grad` and `_dirichlet_grad` compute).
+
+The autograd nodes are PyTorch's: `StandardGammaBackward0` keeps the concentration and the draw;
+the Dirichlet draw is PyTorch's `_Dirichlet` Function (node `_DirichletBackward`, keeping the
+draw and the concentration), whose backward replays the draw's key through JAX's vjp.
+"""
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from .._core import device as _dev
+from .._core import grad_state as _grad
+from .._core.tensor import wrap
 from .._ops import random as _r
-from ..autograd.function import apply_jax
+from ..autograd.function import Function, once_differentiable, record
 
 
 def _work(dtype):
@@ -31,22 +37,9 @@ def _dirichlet(alpha, k4):
     return x.astype(alpha.dtype)
 
 
-def _key_for(t, generator):
-    g = _r._gen(generator, t.device)
-    return jax.device_put(g._next_key(), _dev.jax_device(t.device))
-
-
-def standard_gamma(concentration, generator=None):
-    """Mirrors `torch._standard_gamma`: Gamma(concentration, 1) draws, differentiable in
-    `concentration`."""
-    k4 = _key_for(concentration, generator)
-    return apply_jax(_gamma, [concentration, k4], name="StandardGammaBackward0")[0]
-
-
-def sample_dirichlet(concentration, generator=None):
-    """Mirrors `torch._sample_dirichlet` (differentiable here: `Dirichlet.rsample`'s gradient)."""
-    k4 = _key_for(concentration, generator)
-    return apply_jax(_dirichlet, [concentration, k4], name="_DirichletBackward")[0]
+@jax.jit
+def _dirichlet_vjp(alpha, k4, g):
+    return jax.vjp(lambda a: _dirichlet(a, k4), alpha)[1](g)[0]
 
 
 @jax.jit
@@ -56,9 +49,49 @@ def _binomial(count, prob, k4):
     return x.astype(count.dtype)
 
 
+def _key_for(t, generator):
+    g = _r._gen(generator, t.device)
+    return jax.device_put(g._next_key(), _dev.jax_device(t.device))
+
+
+def standard_gamma(concentration, generator=None):
+    """Mirrors `torch._standard_gamma`: Gamma(concentration, 1) draws, differentiable in
+    `concentration`."""
+    k4 = _key_for(concentration, generator)
+    dyn = [concentration._value(), k4]
+    out = wrap(_gamma(*dyn), concentration.device)
+    if _grad.ENABLED[0] and concentration.requires_grad:
+        record("StandardGammaBackward0", _gamma, dyn, [(0, concentration)], [out], True,
+               "both", [concentration])
+    return out
+
+
+class _Dirichlet(Function):
+    """PyTorch's `torch.distributions.dirichlet._Dirichlet`: a Dirichlet draw whose backward is
+    the implicit reparameterisation gradient."""
+
+    @staticmethod
+    def forward(ctx, concentration):
+        ctx.k4 = _key_for(concentration, None)
+        x = wrap(_dirichlet(concentration._value(), ctx.k4), concentration.device)
+        ctx.save_for_backward(x, concentration)
+        return x
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_output):
+        x, concentration = ctx.saved_tensors
+        g = _dirichlet_vjp(concentration._value(), ctx.k4, grad_output._value())
+        return wrap(g, concentration.device)
+
+
+def sample_dirichlet(concentration):
+    """`Dirichlet.rsample`'s draw (PyTorch's `_Dirichlet.apply`)."""
+    return _Dirichlet.apply(concentration)
+
+
 def binomial(count, prob, generator=None):
     """Mirrors `torch.binomial(count, prob)`: draws with `count` trials of probability `prob`
     (float, `count`'s dtype; no gradient)."""
     k4 = _key_for(count, generator)
-    from .._core.tensor import wrap
     return wrap(_binomial(count._value(), prob._value(), k4), count.device)
