@@ -219,16 +219,16 @@ def test_manual_seed_reproduces_samples(spec):
 _N = 20000
 
 
-@pytest.mark.parametrize("spec", ["normal", "normal_scalar", "normal_f64", "uniform",
-                                  "bernoulli_probs", "bernoulli_logits", "onehot",
-                                  "onehot_logits", "exponential", "laplace", "independent",
-                                  "independent_bernoulli"])
-@pytest.mark.parametrize("method", ["sample", "rsample"])
+_REPARAM = ["normal", "normal_scalar", "normal_f64", "uniform", "exponential", "laplace",
+            "independent"]
+
+
+@pytest.mark.parametrize("spec, method", [(s, "sample") for s in _REPARAM + [
+    "bernoulli_probs", "bernoulli_logits", "onehot", "onehot_logits", "independent_bernoulli"]]
+    + [(s, "rsample") for s in _REPARAM])
 def test_sample_moments(spec, method):
     torchlike.manual_seed(0)
     d = SPECS[spec](torchlike)[0]
-    if method == "rsample" and not d.has_rsample:
-        pytest.skip("no rsample")
     s = getattr(d, method)((_N,)).detach().double()
     ref = SPECS[spec](real_torch)[0]
     mean = ref.mean.detach().double().numpy()
@@ -651,6 +651,50 @@ def test_validate_args_false_and_default_switch():
         finally:
             D.Distribution.set_default_validate_args(True)
         out.append(D.Distribution._validate_args)
+        return out
+    check(f)
+
+
+def test_user_subclass():
+    """A user's own distribution on the base class: validation, repr, messages, sampling
+    through rsample, perplexity from entropy."""
+    def f(torch):
+        D = torch.distributions
+
+        class Shifted(D.Distribution):
+            arg_constraints = {"rate": D.constraints.positive}
+            support = D.constraints.greater_than(1.0)
+            has_rsample = True
+
+            def __init__(self, rate, validate_args=None):
+                self.rate = rate
+                super().__init__(rate.shape, validate_args=validate_args)
+
+            def rsample(self, sample_shape=torch.Size()):
+                shape = self._extended_shape(sample_shape)
+                return 1.0 + torch.zeros(shape) * self.rate
+
+            def log_prob(self, value):
+                if self._validate_args:
+                    self._validate_sample(value)
+                return self.rate.log() - self.rate * (value - 1.0)
+
+            def entropy(self):
+                return 1.0 - self.rate.log()
+
+        rate = torch.tensor([0.5, 2.0], requires_grad=True)
+        d = Shifted(rate)
+        out = [repr(d), d.sample((3,)).shape, d.sample().requires_grad,
+               d.rsample().requires_grad, d.perplexity(), d.log_prob(torch.tensor([1.5, 2.0])),
+               d.batch_shape, d.event_shape]
+        for bad in (lambda: Shifted(torch.tensor([-1.0])),
+                    lambda: d.log_prob(torch.tensor([0.5, 2.0])),
+                    lambda: d.mode, lambda: d.cdf(torch.tensor(1.0)),
+                    lambda: d.enumerate_support()):
+            try:
+                bad()
+            except (ValueError, NotImplementedError) as e:
+                out.append((type(e).__name__, str(e)))
         return out
     check(f)
 

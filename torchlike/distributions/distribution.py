@@ -8,6 +8,14 @@ from torchlike.distributions import constraints
 __all__ = ["Distribution"]
 
 
+def _cls_text(cls):
+    """`str(cls)` as PyTorch prints it in messages (torchlike's own classes under `torch.`)."""
+    module = cls.__module__
+    if module == "torchlike" or module.startswith("torchlike."):
+        module = "torch" + module[len("torchlike"):]
+    return f"<class '{module}.{cls.__qualname__}'>"
+
+
 def _as_size(shape):
     return shape if isinstance(shape, _t.Size) else _t.Size(shape)
 
@@ -41,7 +49,7 @@ class Distribution:
         except NotImplementedError:
             arg_constraints = {}
             warnings.warn(
-                f"{self.__class__} does not define `arg_constraints`. Please set "
+                f"{_cls_text(type(self))} does not define `arg_constraints`. Please set "
                 "`arg_constraints = {}` or initialize the distribution with "
                 "`validate_args=False` to turn off validation.")
         for name, constraint in arg_constraints.items():
@@ -102,7 +110,7 @@ class Distribution:
 
     @property
     def mode(self):
-        raise NotImplementedError(f"{self.__class__} does not implement mode")
+        raise NotImplementedError(f"{_cls_text(type(self))} does not implement mode")
 
     @property
     def variance(self):
@@ -159,7 +167,7 @@ class Distribution:
             support = self.support
         except NotImplementedError:
             warnings.warn(
-                f"{self.__class__} does not define `support` to enable sample validation. "
+                f"{_cls_text(type(self))} does not define `support` to enable sample validation. "
                 "Please initialize the distribution with `validate_args=False` to turn off "
                 "validation.")
             return
