@@ -630,6 +630,58 @@ def test_validation_errors(i):
     check(_ERRORS[i])
 
 
+_EDGES = [
+    lambda t: _D(t).Independent(_D(t).Bernoulli(t.ones(2) / 2), 1).log_prob(t.tensor([0.5, 1.0])),
+    lambda t: _D(t).Independent(_D(t).Normal(t.zeros(2), 1.0), 1).log_prob(t.zeros(3)),
+    lambda t: _D(t).Independent(_D(t).Normal(t.zeros(2), 1.0), 1,
+                                validate_args=False).log_prob(t.zeros(1)),
+    lambda t: _D(t).Exponential(1.0).icdf(t.tensor(2.0)),
+    lambda t: _D(t).Categorical(logits=t.tensor([0.0, -float("inf")])).entropy(),
+    lambda t: _D(t).Categorical(logits=t.tensor([0.0, -float("inf")])).log_prob(t.tensor(1)),
+    lambda t: _D(t).Categorical(t.tensor([0.0, 1.0])).entropy(),
+    lambda t: _D(t).Categorical(t.tensor([0.0, 1.0])).logits,
+    lambda t: _D(t).Bernoulli(t.tensor([0.0, 1.0])).entropy(),
+    lambda t: _D(t).Bernoulli(t.tensor([0.0, 1.0])).logits,
+    lambda t: _D(t).Bernoulli(t.tensor([0.0, 1.0])).log_prob(t.tensor([0.0, 0.0])),
+    lambda t: _D(t).Bernoulli(logits=t.tensor([-100.0, 100.0])).probs,
+    lambda t: _D(t).Normal(0.0, 1.0).log_prob(t.tensor(1)),
+    lambda t: _D(t).Normal(t.zeros(2, dtype=t.float64), 1).sample().dtype,
+    lambda t: _D(t).Normal(0, 1).loc.dtype,
+    lambda t: _D(t).Normal(t.tensor([1]), 2.0).loc.dtype,
+    lambda t: _D(t).Normal(t.tensor([1.0], dtype=t.float64), t.tensor([2.0])).scale.dtype,
+    lambda t: _D(t).Bernoulli(0.3).sample((3,)).dtype,
+    lambda t: _D(t).Categorical(t.ones(3, dtype=t.float64)).mean,
+    lambda t: _D(t).Uniform(t.tensor([0.0, 1.0]), 2.0).log_prob(t.tensor([1.5, 2.0])),
+    lambda t: _D(t).Uniform(0.0, 1.0).log_prob(t.tensor(1.0)),
+    lambda t: _D(t).Distribution().mean,
+    lambda t: _D(t).Distribution(validate_args=False).mode,
+    lambda t: _D(t).Distribution(t.Size([2])).batch_shape,
+    lambda t: _D(t).Normal(0.0, 1.0).sample_n(2).shape,
+    lambda t: _D(t).Categorical(t.ones(2, 3)).expand((4, 2)).sample().shape,
+    lambda t: _D(t).Categorical(t.ones(2, 3)).expand((4, 2)).log_prob(t.tensor(1)),
+    lambda t: _D(t).Bernoulli(t.ones(2) / 2).expand((4, 2)).probs.shape,
+    lambda t: _D(t).OneHotCategorical(t.ones(2, 3)).expand((4, 2)).probs.shape,
+    lambda t: _D(t).OneHotCategorical(t.ones(2, 3)).mode,
+    lambda t: _D(t).Normal(t.zeros(2), 1.0).log_prob(t.zeros(3, 1)),
+    lambda t: _D(t).Laplace(0.0, 1.0).icdf(t.tensor([0.0, 1.0])),
+    lambda t: _D(t).Normal(0.0, 1.0).icdf(t.tensor([0.0, 1.0])),
+    lambda t: _D(t).Exponential(t.tensor([1.0, 2.0])).expand((3, 2)).rate,
+    lambda t: _D(t).Categorical(logits=t.tensor([[1.0, 2.0]])).probs,
+    lambda t: _D(t).utils.probs_to_logits(t.tensor([0.2, 0.8]), is_binary=True),
+    lambda t: _D(t).utils.logits_to_probs(t.tensor([0.2, 0.8])),
+    lambda t: _D(t).utils.clamp_probs(t.tensor([0.0, 0.5, 1.0])),
+    lambda t: _D(t).utils.broadcast_all(1.0, t.zeros(2, dtype=t.float64)),
+    lambda t: _D(t).Bernoulli(probs=t.tensor(0.3)).batch_shape,
+    lambda t: _D(t).constraints.simplex.check(t.tensor([0.5, 0.5 + 9e-7], dtype=t.float64)),
+    lambda t: _D(t).constraints.simplex.check(t.tensor([0.5, 0.5 + 1.1e-6], dtype=t.float64)),
+]
+
+
+@pytest.mark.parametrize("i", range(len(_EDGES)))
+def test_edge_cases(i):
+    check(_EDGES[i])
+
+
 def test_validate_args_false_and_default_switch():
     def f(torch):
         D = torch.distributions
