@@ -3,7 +3,6 @@ up by the most specific registered pair in the classes' MROs."""
 import math
 
 import torchlike as _t
-from torchlike._missing import NotAvailable
 from torchlike.distributions.bernoulli import Bernoulli
 from torchlike.distributions.categorical import Categorical
 from torchlike.distributions.distribution import Distribution
@@ -19,11 +18,6 @@ __all__ = ["kl_divergence", "register_kl"]
 _REGISTRY = {}
 _LOOKUP_CACHE = {}
 
-# pairs of torchlike's distributions that PyTorch can compute and torchlike cannot yet
-_TORCH_HAS = {(Normal, Uniform), (Normal, Exponential), (Normal, Laplace), (Uniform, Normal),
-              (Uniform, Exponential), (Exponential, Normal), (Exponential, Uniform),
-              (Laplace, Normal), (Laplace, Uniform), (Laplace, Exponential),
-              (Laplace, Laplace)}
 # PyTorch treats these as exponential families: a pair of two different ones with no registered
 # formula ends in its Bregman-divergence fallback, which refuses
 _EXP_FAMILIES = (Normal, Bernoulli, Exponential)
@@ -62,9 +56,6 @@ def kl_divergence(p, q):
     fn = _lookup(type(p), type(q))
     if fn is None:
         tp, tq = type(p), type(q)
-        if (tp, tq) in _TORCH_HAS:
-            raise NotAvailable(f"torch.distributions.kl_divergence({tp.__name__}, "
-                               f"{tq.__name__}) is not available in torchlike yet")
         if tp is not tq and tp in _EXP_FAMILIES and tq in _EXP_FAMILIES:
             raise NotImplementedError(
                 "The cross KL-divergence between different exponential families cannot"
@@ -132,3 +123,78 @@ def _kl_independent(p, q):
     if n == 0:
         return out
     return out.reshape(out.shape[:out.dim() - n] + (-1,)).sum(-1)
+
+
+# ---- pairs across families (closed forms: E_p[log p] - E_p[log q]) ----------------------
+
+_HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
+
+
+def _infinite(param_of_p):
+    """KL is infinite when p puts mass where q has none; no gradient, p's batch shape."""
+    return _t.full_like(param_of_p.detach(), math.inf)
+
+
+@register_kl(Normal, Uniform)
+@register_kl(Normal, Exponential)
+def _kl_normal_bounded(p, q):
+    return _infinite(p.loc)
+
+
+@register_kl(Laplace, Uniform)
+@register_kl(Laplace, Exponential)
+def _kl_laplace_bounded(p, q):
+    return _infinite(p.loc)
+
+
+@register_kl(Exponential, Uniform)
+def _kl_exponential_uniform(p, q):
+    return _infinite(p.rate)
+
+
+def _neg_log_normal_expectation(q, second_moment):
+    """E_p[-log q(x)] for q Normal, from E_p[(x - q.loc)^2]."""
+    return q.scale.log() + _HALF_LOG_2PI + second_moment / (2 * q.scale.pow(2))
+
+
+@register_kl(Normal, Laplace)
+def _kl_normal_laplace(p, q):
+    d = p.loc - q.loc
+    # E|x - q.loc| for x ~ p: the mean of a folded normal
+    abs_mean = (p.scale * math.sqrt(2 / math.pi) * _t.exp(-d.pow(2) / (2 * p.scale.pow(2)))
+                + d * _t.erf(d / (p.scale * math.sqrt(2))))
+    neg_entropy = -0.5 - _HALF_LOG_2PI - p.scale.log()
+    return neg_entropy + _t.log(2 * q.scale) + abs_mean / q.scale
+
+
+@register_kl(Uniform, Normal)
+def _kl_uniform_normal(p, q):
+    width = p.high - p.low
+    second = ((p.high - q.loc).pow(3) - (p.low - q.loc).pow(3)) / (3 * width)
+    return -width.log() + _neg_log_normal_expectation(q, second)
+
+
+@register_kl(Uniform, Exponential)
+def _kl_uniform_exponential(p, q):
+    out = -(p.high - p.low).log() - q.rate.log() + q.rate * (p.high + p.low) / 2
+    return _t.where(p.low < 0, _inf_like(out), out)
+
+
+@register_kl(Exponential, Normal)
+def _kl_exponential_normal(p, q):
+    inv = p.rate.reciprocal()
+    second = 2 * inv.pow(2) - 2 * q.loc * inv + q.loc.pow(2)
+    return p.rate.log() - 1 + _neg_log_normal_expectation(q, second)
+
+
+@register_kl(Laplace, Normal)
+def _kl_laplace_normal(p, q):
+    second = 2 * p.scale.pow(2) + (p.loc - q.loc).pow(2)
+    return -1 - _t.log(2 * p.scale) + _neg_log_normal_expectation(q, second)
+
+
+@register_kl(Laplace, Laplace)
+def _kl_laplace_laplace(p, q):
+    ratio = p.scale / q.scale
+    gap = (p.loc - q.loc).abs()
+    return -ratio.log() + gap / q.scale + ratio * _t.exp(-gap / p.scale) - 1
