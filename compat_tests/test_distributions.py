@@ -680,6 +680,10 @@ _EDGES = [
     lambda t: _D(t).utils.clamp_probs(t.tensor([0.0, 0.5, 1.0])),
     lambda t: _D(t).utils.broadcast_all(1.0, t.zeros(2, dtype=t.float64)),
     lambda t: _D(t).Bernoulli(probs=t.tensor(0.3)).batch_shape,
+    lambda t: [(type(getattr(_D(t), n).__dict__.get(a)).__name__,
+                _D(t).constraints.is_dependent(getattr(getattr(_D(t), n), a)))
+               for n in ("Normal", "Uniform", "Categorical", "Independent", "Bernoulli")
+               for a in ("arg_constraints", "support")],
     lambda t: _D(t).constraints.simplex.check(t.tensor([0.5, 0.5 + 9e-7], dtype=t.float64)),
     lambda t: _D(t).constraints.simplex.check(t.tensor([0.5, 0.5 + 1.1e-6], dtype=t.float64)),
 ]

@@ -12,7 +12,7 @@ __all__ = ["Uniform"]
 class Uniform(Distribution):
     has_rsample = True
 
-    @constraints.dependent_property(is_discrete=False, event_dim=0)
+    @property
     def arg_constraints(self):
         return {"low": constraints.less_than(self.high),
                 "high": constraints.greater_than(self.low)}
