@@ -680,6 +680,11 @@ _EDGES = [
     lambda t: _D(t).utils.clamp_probs(t.tensor([0.0, 0.5, 1.0])),
     lambda t: _D(t).utils.broadcast_all(1.0, t.zeros(2, dtype=t.float64)),
     lambda t: _D(t).Bernoulli(probs=t.tensor(0.3)).batch_shape,
+    lambda t: _D(t).OneHotCategorical(probs=t.tensor([0.5, -0.1])),
+    lambda t: _D(t).OneHotCategorical(probs=t.tensor([0.5, -0.1]), validate_args=False).probs,
+    lambda t: _D(t).OneHotCategorical(logits=t.tensor([0.5, float("inf")])),
+    lambda t: _D(t).OneHotCategorical(),
+    lambda t: _D(t).Categorical(t.tensor([[0.5, 0.5]])).log_prob(t.tensor([[1]])).shape,
     lambda t: [(type(getattr(_D(t), n).__dict__.get(a)).__name__,
                 _D(t).constraints.is_dependent(getattr(getattr(_D(t), n), a)))
                for n in ("Normal", "Uniform", "Categorical", "Independent", "Bernoulli")
