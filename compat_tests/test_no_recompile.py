@@ -12,13 +12,17 @@ from torchlike._core import compile_budget
 _EVENTS = ("/jax/core/compile/backend_compile_duration", "/jax/core/compile/jaxpr_trace_duration")
 
 
-@pytest.fixture(autouse=True)
-def no_budget_clear_inside():
+def restart_compile_budget():
     """The compile budget (torchlike/_core/compile_budget.py) drops JAX's caches every 256th
     compilation when the process has many kernels mapped, as a long test run does; one falling
-    between a test's warm-up and its measured loop would recompile the warm-up's kernels. Each
-    test starts its count afresh so the budget cannot fire inside it."""
+    between a test's warm-up and its measured loop would recompile the warm-up's kernels. A test
+    that counts compiles starts the budget's count afresh so it cannot fire inside the test."""
     compile_budget._state["compiles"] = 0
+
+
+@pytest.fixture(autouse=True)
+def no_budget_clear_inside():
+    restart_compile_budget()
     yield
 
 
