@@ -4,6 +4,7 @@ mirror of PyTorch's per-thread stack of DeviceContext modes, lives in `_core/dev
 import functools
 
 from ._core import device as dev
+from ._core import frames
 from ._ops.registry import FUNCTIONS
 
 # PyTorch's `_device_constructors()` that torchlike has (not the *_like functions, which follow
@@ -67,14 +68,20 @@ def get_default_device():
 
 
 def _defaulting(fn):
-    @functools.wraps(fn)
-    def with_default_device(*args, **kwargs):
-        if dev.DEFAULT_USED[0] and kwargs.get("device") is None:
-            d = dev.default_device()
-            if d is not None:
-                kwargs["device"] = d
-        return fn(*args, **kwargs)
-    return with_default_device
+    """`fn` taking the default device when a call names none; invisible to `warnings` (see
+    `_core/frames.py`), so the warnings the factories raise name the user's line."""
+    return functools.wraps(fn)(frames.define(_WRAPPER, {"fn": fn, "dev": dev},
+                                             "with_default_device"))
+
+
+_WRAPPER = """
+def with_default_device(*args, **kwargs):
+    if dev.DEFAULT_USED[0] and kwargs.get("device") is None:
+        d = dev.default_device()
+        if d is not None:
+            kwargs["device"] = d
+    return fn(*args, **kwargs)
+"""
 
 
 def install(namespace):

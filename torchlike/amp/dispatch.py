@@ -11,6 +11,7 @@ import functools
 
 from .._core import autocast_state as _st
 from .._core import dtype as _dt
+from .._core import frames
 from .._core import grad_state as _grad
 from .._core.tensor import Tensor
 from . import policy as _policy
@@ -126,22 +127,17 @@ _st.HOOK[0] = row_hook
 
 def autocast_op(name):
     """Decorator: the Python-level op `name` (a key of `policy`'s tables) honours autocast.
-
-    The wrapper is compiled under a file name containing "importlib" and "_bootstrap": Python's
-    `warnings` skips such frames when it counts `stacklevel` (as it does for the import
-    machinery), so a warning the op raises still names the line PyTorch's would (the caller's)
-    rather than this wrapper."""
+    The wrapper is invisible to `warnings` (see `_core/frames.py`)."""
     if name not in _policy.NAMES:
         raise KeyError(f"no autocast policy for {name!r}")
 
     def decorate(fn):
         ns = {"fn": fn, "name": name, "_st": _st, "cast_arguments": cast_arguments}
-        exec(_WRAPPER, ns)  # noqa: S102 - a fixed template
-        return functools.wraps(fn)(ns["op"])
+        return functools.wraps(fn)(frames.define(_WRAPPER, ns, "op"))
     return decorate
 
 
-_WRAPPER = compile("""
+_WRAPPER = """
 def op(*args, **kwargs):
     if not _st.ACTIVE[0] or kwargs.get("out") is not None:  # out=: as PyTorch, uncast
         return fn(*args, **kwargs)
@@ -153,4 +149,4 @@ def op(*args, **kwargs):
         return fn(*args, **kwargs)
     finally:
         _st.refresh()
-""", "<torchlike autocast dispatch (skipped by warnings like importlib._bootstrap)>", "exec")
+"""
