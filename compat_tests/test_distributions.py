@@ -11,6 +11,15 @@ import torchlike
 from harness import check, same_repr
 
 
+@pytest.fixture(autouse=True)
+def torch_validates_by_default():
+    """PyTorch's default is to validate arguments, but the first real `torch.compile` in a
+    process (test_compile uses one) installs dynamo, which turns distribution validation off
+    process-wide; each test starts from PyTorch's documented default."""
+    real_torch.distributions.Distribution.set_default_validate_args(True)
+    yield
+
+
 def _rs(seed):
     return np.random.RandomState(seed)
 
