@@ -14,6 +14,11 @@ os.environ.setdefault("XLA_FLAGS", "--xla_backend_optimization_level=0")
 
 _RNG_NAMES = ("R", "RNG", "rng", "_RNG")
 
+# Every call that a torchlike.compile guard lets through is also walked in full, and the two
+# must agree (a guard that passes where the full walk differs raises AssertionError).
+from torchlike._compile import guard as _compile_guard  # noqa: E402
+_compile_guard.CHECK[0] = True
+
 
 @pytest.fixture(autouse=True)
 def _reseed_module_rngs(request):

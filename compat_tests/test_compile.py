@@ -345,3 +345,100 @@ def test_grads_accumulated_across_compiled_calls():
         m.opt = opt
     assert_same(state_of(eager_m, eager_m.opt), state_of(comp_m, comp_m.opt), rtol=1e-5,
                 atol=1e-6)
+
+
+# ---- guards: state changed between calls (the suite runs with guard.CHECK on, so every call a
+# generated guard lets through is also walked in full and must agree with it) -----------------
+
+SCALE = torchlike.ones(())
+
+
+def _mutations(i, m, opt, hooks):
+    """Changes a user may make between two steps, one per step index."""
+    global SCALE
+    if i == 4:
+        m.eval()
+    elif i == 5:
+        m.train()
+    elif i == 6:        # a new Parameter object the optimizer does not know (eager: never updated)
+        m[0].weight = torchlike.nn.Parameter(m[0].weight.detach() * 0.5)
+    elif i == 7:        # a new storage under the same Parameter
+        m[2].bias.data = m[2].bias.data * 2
+    elif i == 8:
+        m[2].bias.requires_grad_(False)
+    elif i == 9:
+        m[2].bias.requires_grad_(True)
+        hooks.append(m[0].register_forward_hook(lambda mod, inp, out: out * 0.5))
+    elif i == 10:
+        hooks.pop().remove()
+    elif i == 11:       # a hyper-parameter (data) and a flag that picks the code (re-trace)
+        opt.param_groups[0]["momentum"] = 0.5
+        opt.param_groups[0]["nesterov"] = True
+    elif i == 12:       # optimizer state replaced from outside
+        p = m[2].weight
+        opt.state[p]["momentum_buffer"] = torchlike.zeros_like(p)
+    elif i == 13:       # a global the step reads, rebound
+        SCALE = torchlike.full((), 0.25)
+    elif i == 14:
+        SCALE.mul_(2)   # ... and written in place
+    elif i == 15:       # a grad set from outside, shared by two parameters' slots
+        g = torchlike.ones_like(m[2].bias)
+        m[2].bias.grad = g
+
+
+def test_state_changed_between_calls_matches_eager():
+    """Every kind of change between calls (module flags, replaced parameters and storages,
+    requires_grad, hooks, optimizer flags, hyper-parameters and state, rebound globals, grads
+    set from outside) is seen by the next compiled call as by eager execution."""
+    global SCALE
+    eager_m, comp_m, shape, _ = twins("mlp")
+    batches = data(shape, 18)
+    res = []
+    for m, compiled in ((eager_m, False), (comp_m, True)):
+        SCALE = torchlike.ones(())
+        opt = torchlike.optim.SGD(m.parameters(), lr=0.05, momentum=0.9)
+
+        def step(x, y):
+            loss = torchlike.nn.functional.cross_entropy(m(x) * SCALE, y)
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+            return loss
+        f = torchlike.compile(step, recompile_limit=16) if compiled else step
+        hooks, losses = [], []
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")       # no fallback to eager
+            for i, (x, y) in enumerate(batches):
+                _mutations(i, m, opt, hooks)
+                losses.append(f(torchlike.tensor(x), torchlike.tensor(y)))
+        res.append((losses, state_of(m, opt), SCALE, f))
+    assert_same(res[0][:3], res[1][:3], rtol=1e-5, atol=1e-6)
+    assert res[1][3]._guard is not None      # the last calls went through a guard
+
+
+def test_arguments_of_every_shape_match_eager():
+    """Tensors, a (x, y) tuple, a dict batch, keyword arguments and the model itself as
+    arguments; the same guard serves new argument objects of the same structure."""
+    eager_m, comp_m, shape, _ = twins("mlp")
+    batches = data(shape, 8)
+    res = []
+    for m, compiled in ((eager_m, False), (comp_m, True)):
+        opt = torchlike.optim.SGD(m.parameters(), lr=0.05)
+
+        def step(model, batch, *, extra):
+            x, y = batch["xy"] if isinstance(batch, dict) else batch
+            loss = torchlike.nn.functional.cross_entropy(model(x) + extra, y)
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+            return {"loss": loss, "n": len(x)}
+        f = torchlike.compile(step) if compiled else step
+        out = []
+        for i, (x, y) in enumerate(batches):
+            xy = (torchlike.tensor(x), torchlike.tensor(y))
+            batch = {"xy": xy} if i % 2 else xy
+            out.append(f(m, batch, extra=torchlike.full((5,), 0.1 * (i % 3))))
+        res.append((out, state_of(m, opt), f))
+    assert_same(res[0][:2], res[1][:2], rtol=1e-5, atol=1e-6)
+    guards = [e.guard for e in res[1][2]._entries.values()]
+    assert sum(g is not None for g in guards) == 2   # one per batch structure

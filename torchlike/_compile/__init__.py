@@ -14,12 +14,14 @@ import functools
 import warnings
 
 from ..nn.modules.module import Module
+from . import guard as _guard
 from .program import Entry, Snapshot, TRACE_ERRORS, reason
 from .patches import Retrace
 from .state import Walk
 from .._ops.random import default_generator
 
 _RECOMPILE_LIMIT = 8
+_GUARD_BUILDS = 3     # guards built per program before its calls always walk in full
 _ACTIVE = [0]
 
 
@@ -32,6 +34,7 @@ class CompiledFunction:
         self._limit = recompile_limit or _RECOMPILE_LIMIT
         self._entries = {}
         self._last = (None, None)  # the last call's walk key (a list) and entry
+        self._guard = None         # the guard tried first (guard.py), or None
         self._eager = set()
         self._extra = []           # generators met while tracing that the walk did not reach
         self._all_eager = False
@@ -50,14 +53,26 @@ class CompiledFunction:
     def __call__(self, *args, **kwargs):
         if self._all_eager or _ACTIVE[0]:
             return self._fn(*args, **kwargs)   # inside another compiled function: inline
+        g = self._guard
+        if g is not None:
+            try:
+                walk = g.check(args, kwargs)
+            except Exception:              # e.g. a closure cell emptied: walk in full
+                walk = None
+            if walk is not None:
+                if _guard.CHECK[0]:
+                    self._check_guard(g, walk, args, kwargs)
+                return g.entry(walk, args, kwargs)
         walk = self._walk(args, kwargs)
         last_key, entry = self._last
         if entry is not None and walk.key == last_key:   # cheaper than hashing the key
+            self._use_guard(entry, walk, args, kwargs, g)
             return entry(walk, args, kwargs)
         key = tuple(walk.key)
         entry = self._entries.get(key)
         if entry is not None:
             self._last = (walk.key, entry)
+            self._use_guard(entry, walk, args, kwargs, g)
             return entry(walk, args, kwargs)
         if key in self._eager:
             return self._fn(*args, **kwargs)
@@ -67,6 +82,27 @@ class CompiledFunction:
                        "from now on")
             return self._fn(*args, **kwargs)
         return self._trace(walk, key, args, kwargs)
+
+    def _use_guard(self, entry, walk, args, kwargs, failed):
+        """Build (or switch to) the guard of `entry`, which `walk` just hit, once its program
+        is settled; a guard that failed is rebuilt at most `_GUARD_BUILDS` times."""
+        plan = entry.plan
+        if plan is None or (plan.donate and entry.donating is None):
+            return   # the next call may still trace (the donating program)
+        if entry.guard is None or entry.guard is failed:
+            if entry.guard_builds >= _GUARD_BUILDS:
+                self._guard = entry.guard = None
+                return
+            entry.guard_builds += 1
+            entry.guard = _guard.build(walk, tuple(walk.key), entry, args, kwargs,
+                                       (self._fn, default_generator, self._extra))
+        self._guard = entry.guard
+
+    def _check_guard(self, g, walk, args, kwargs):
+        full = self._walk(args, kwargs)
+        if tuple(full.key) != g.key or not _guard.same_walk(walk, full):
+            raise AssertionError(f"torchlike.compile: a guard of {self._name()} passed where "
+                                 "a full walk differs")
 
     def _trace(self, walk, key, args, kwargs):
         entry = Entry(self._fn)

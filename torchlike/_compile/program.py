@@ -17,10 +17,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._core.storage import Storage
 from .._core.tracing import tracing
-from .._core.tensor import Tensor, _new
-from . import patches
+from .._core.tensor import Tensor
+from . import patches, replay
 from .patches import Unsupported
 from .state import _ATOMS, hyper_values
 
@@ -199,53 +198,18 @@ class _Collector:
         return plan, self.outs
 
 
-class _Build:
-    """Rebuilds recipes for one call (new storages shared by several tensors stay shared)."""
-
-    __slots__ = ("walk", "outs", "storages", "diff")
-
-    def __init__(self, walk, outs):
-        self.walk, self.outs, self.storages, self.diff = walk, outs, {}, []
-
-    def __call__(self, r):
-        kind = r[0]
-        if kind == "c":
-            return r[1]
-        if kind == "t":
-            return self.walk.tensors[r[1]]
-        if kind == "o":
-            return self.walk.objs[r[1]]
-        if kind == "new":
-            _, src, size, stride, offset, dtype, rg, vc, grad = r
-            if src[0] == "ps":
-                st = self.walk.storages[src[1]]
-            else:
-                st = self.storages.get(src[4])
-                if st is None:
-                    st = self.storages[src[4]] = Storage(self.outs[src[1]], src[2], src[3])
-            t = _new(Tensor, st, size, stride, offset, [vc], None)
-            t.dtype = dtype
-            t._requires_grad = rg
-            if grad is not None:
-                t._grad = self(grad)
-            if type(src[4]) is tuple:
-                self.diff.append(t)
-            return t
-        if kind == "dict":
-            return {self(k): self(v) for k, v in r[1]}
-        if kind == "seq":
-            t, items = r[1], [self(x) for x in r[2]]
-            return t(*items) if hasattr(t, "_fields") else t(items)
-        raise AssertionError(kind)
-
-
 class Entry:
     """The jitted program of one walk key, and its plan (set when it is traced)."""
 
-    __slots__ = ("fn", "jitted", "plan", "ctx", "unknown", "vjp_fn", "donating")
+    __slots__ = ("fn", "jitted", "plan", "ctx", "unknown", "vjp_fn", "donating", "guard",
+                 "guard_builds", "applier", "call")
 
     def __init__(self, fn):
         self.fn = fn
+        self.guard = None
+        self.guard_builds = 0
+        self.applier = None    # replay.make_apply(plan)
+        self.call = None       # replay.make_call: the settled program's whole call
         self.plan = None
         self.donating = None
         self.unknown = ()
@@ -276,26 +240,21 @@ class Entry:
             result = self.fn(*args, **kwargs)
         plan, outs = _Collector(walk, snap, arrays).collect(result, ctx)
         self.plan = plan
+        self.applier = self.call = None
         return outs
 
     def __call__(self, walk, args, kwargs, snap=None):
         """Run the program on the state `walk` found; with `snap`, trace it first."""
+        traced = tracing()
+        if snap is None and not traced:
+            call = self.call
+            if call is not None:
+                return call(walk, _hyper_arrays(walk), _gen_array(walk))[0]
         arrays = [st._data if st._data is not None else jnp.asarray(st._np)
                   for st in walk.storages]
-        hv = hyper_values(walk)
-        if not tracing():  # weakly typed 0-d arrays: passing Python floats costs ~1 us each
-            cached = _HYPER_ARRAYS.get(hv)
-            if cached is None:
-                if len(_HYPER_ARRAYS) > 64:
-                    _HYPER_ARRAYS.clear()
-                cached = _HYPER_ARRAYS[hv] = tuple(jnp.asarray(v) for v in hv)
-            hv = cached
-        gstate = tuple((g._seed, g._offset) for g in walk.gens)
-        gens = _GEN_ARRAYS.get(gstate)
-        if gens is None:       # a step that draws nothing keeps the same (device) array
-            if len(_GEN_ARRAYS) > 64:
-                _GEN_ARRAYS.clear()
-            gens = _GEN_ARRAYS[gstate] = jnp.asarray(np.array(gstate, dtype=np.uint64))
+        # weakly typed 0-d arrays: passing Python floats costs ~1 us each
+        hv = hyper_values(walk) if traced else _hyper_arrays(walk)
+        gens = _gen_array(walk)
         donate = self.plan is not None and self.plan.donate and _owned(arrays, self.plan.donate)
         if donate and self.donating is None:
             # the first donating call may re-trace the function (JAX normally reuses the jaxpr)
@@ -311,7 +270,11 @@ class Entry:
                 snap.restore()
         else:
             outs = run(arrays, hv, gens)
-        return self.apply(walk, outs, (arrays, hv, gens))
+        result = self.apply(walk, outs, (arrays, hv, gens))
+        plan = self.plan
+        if not plan.diff_outs and (self.donating is not None or not plan.donate):
+            self.call = replay.make_call(self, len(arrays))
+        return result
 
     def _run_donating(self, arrays, hv, gens):
         """The program writing into the buffers of the storages it overwrites, as PyTorch's
@@ -328,35 +291,40 @@ class Entry:
         return self.jitted(arrays, hv, gens)
 
     def apply(self, walk, outs, inputs):
+        if self.applier is None:
+            self.applier = replay.make_apply(self.plan)
+        result, diff = self.applier(walk, outs)
         plan = self.plan
-        storages, tensors = walk.storages, walk.tensors
-        for i, k in plan.updates:
-            st = storages[i]
-            if st._np is None:
-                st._data = outs[k]
-            else:
-                st._np[...] = np.asarray(outs[k]).reshape(-1)
-        for i, d in plan.vc:
-            tensors[i]._vc[0] += d
-        build = _Build(walk, outs)
-        for kind, j, k, r in plan.instructions:
-            if kind == "grad":
-                tensors[j]._grad = build(r)
-            elif kind == "set":
-                walk.dicts[j][build(k)] = build(r)
-            else:
-                del walk.dicts[j][build(k)]
-        for g, n in zip(walk.gens, plan.draws):
-            if n:
-                g._offset = (g._offset + n) & patches._U64
-        result = build(plan.result)
         if plan.diff_outs:
             from ..autograd.function import record
             arrays, hv, gens = inputs
-            tracked = [((0, si), tensors[ti]) for si, ti in plan.tracked]
+            tracked = [((0, si), walk.tensors[ti]) for si, ti in plan.tracked]
             record("CompiledFunctionBackward", self.vjp_fn, [tuple(arrays), hv, gens], tracked,
-                   build.diff, False, "none")
+                   diff, False, "none")
         return result
+
+
+def _hyper_arrays(walk):
+    """The optimizer hyper-parameters as (cached) weakly typed 0-d arrays."""
+    hv = hyper_values(walk)
+    cached = _HYPER_ARRAYS.get(hv)
+    if cached is None:
+        if len(_HYPER_ARRAYS) > 64:
+            _HYPER_ARRAYS.clear()
+        cached = _HYPER_ARRAYS[hv] = tuple(jnp.asarray(v) for v in hv)
+    return cached
+
+
+def _gen_array(walk):
+    """The generators' (seed, offset) pairs as a (cached) device array: a step that draws
+    nothing keeps passing the same array."""
+    gstate = tuple((g._seed, g._offset) for g in walk.gens)
+    gens = _GEN_ARRAYS.get(gstate)
+    if gens is None:
+        if len(_GEN_ARRAYS) > 64:
+            _GEN_ARRAYS.clear()
+        gens = _GEN_ARRAYS[gstate] = jnp.asarray(np.array(gstate, dtype=np.uint64))
+    return gens
 
 
 def _owned(arrays, ix):
