@@ -15,6 +15,10 @@ A guard is compared with the full walk it was built from before it is used, and 
 `CHECK[0]` set (the test suite sets it) every passing guard is compared with a full walk.
 Guards hold strong references to the objects they pin.
 """
+import types
+from collections import OrderedDict
+from operator import itemgetter
+
 from .._core import dtype as _dt
 from .._core.grad_state import ENABLED as _GRAD
 from .._core.tensor import Tensor
@@ -25,9 +29,6 @@ from ..optim.optimizer import Optimizer
 from .codegen import Source
 from .state import (Walk, _ATOMS, _SKIP, _MODULE_DICTS, _MODULE_HOOKS, _MAX_DEPTH, _MAX_LEN,
                     _LIBS, _OPT_KNOWN, _numeric, global_names)
-import types
-from collections import OrderedDict
-from operator import itemgetter
 
 CHECK = [False]
 _MISS = object()
@@ -54,6 +55,10 @@ def build(walk, key, entry, args, kwargs, roots_tail):
         g.roots(args, kwargs, roots_tail)
         check = g.compile()
     except Unguardable:
+        return None
+    except Exception:            # a generator bug must not break the user's call
+        if CHECK[0]:
+            raise
         return None
     got = _try(check, args, kwargs)
     if got is None or not same_walk(got, walk):
@@ -98,6 +103,8 @@ class _Gen(Source):
         self.pinned_tensors = set()
         self.pinned_storages = set()
         self.pinned_objs = set()
+        self.dyn_objs = []             # locals holding this call's dynamic tensors/containers
+        self.dyn_storages = []         # ... and the new storages of its dynamic tensors
 
     # ---- source helpers ----------------------------------------------------------------------
 
@@ -138,17 +145,23 @@ class _Gen(Source):
         return name
 
     def compile(self):
+        # dynamic objects must be distinct from each other and from every pinned object, as
+        # the walk would otherwise have met them as references
+        for names, pinned in ((self.dyn_objs, "_PO"), (self.dyn_storages, "_PS")):
+            if names:
+                ids = self.local("{" + ", ".join(f"id({n})" for n in names) + "}")
+                self.fail_if(f"len({ids}) != {len(names)} or not {pinned}.isdisjoint({ids})")
         self.emit("pass")   # (flushes the last conditions)
         out = self.out
         for k, items in out.items():
             self.emit(f"w.{k} = [{', '.join(items)}]")
-        body, self.lines = self.lines, ["dyn = set()", "dst = set()", "w = _new_walk(_Walk)"]
+        body, self.lines = self.lines, ["w = _new_walk(_Walk)"]
         self.lines += body + ["w.hypers = _hypers", "w.hyper_groups = _hyper_groups",
                               "w.key = w._seen = w._st_ix = None", "return w"]
         ns = {"_new_walk": object.__new__, "_Walk": Walk, "_hypers": self.hypers,
               "_hyper_groups": self.hyper_groups, "_GRAD": _GRAD, "_dt": _dt, "_MISS": _MISS,
-              "_PT": frozenset(self.pinned_tensors), "_PS": frozenset(self.pinned_storages),
-              "_PO": frozenset(self.pinned_objs), "_numeric": _numeric}
+              "_PS": frozenset(self.pinned_storages),
+              "_PO": frozenset(self.pinned_objs | self.pinned_tensors), "_numeric": _numeric}
         return self.function("check(args, kwargs)", ns, "<torchlike.compile guard>")
 
     # ---- the traversal (each method mirrors the `Walk` method of the same name) ------------
@@ -237,41 +250,39 @@ class _Gen(Source):
     def dyn_tensor(self, t, expr):
         """A tensor in a slot that holds a new one on every call (an argument, a `.grad`)."""
         v = self.local(expr)
-        self.fail_if(f"type({v}) is not {self.const(type(t))}")
-        self.emit(f"i = id({v})")
-        self.fail_if("i in _PT or i in dyn")
-        self.emit("dyn.add(i)")
+        self.dyn_objs.append(v)
         self.seen[id(t)] = v
         self.out["tensors"].append(v)
         st = t._st
         sname = self.st_names.get(id(st))
         if sname is None:
             sname = self.local(f"{v}._st")
-            self.emit(f"i = id({sname})")
-            self.fail_if("i in _PS or i in dst")
-            self.emit("dst.add(i)")
-            self.new_storage(st, sname, pinned=False)
+            self.dyn_storages.append(sname)
+            self.new_storage(st, sname, pinned=False, tensor=(t, v))
         else:
             self.fail_if(f"{v}._st is not {sname}")
-        self.layout(t, v)
+            self.layout(t, v)
 
-    def new_storage(self, st, sname, pinned):
+    def new_storage(self, st, sname, pinned, tensor=None):
         """Checks on a storage met for the first time (a storage's dtype and device never
-        change, so a pinned one's are not checked)."""
+        change, so a pinned one's are not checked); with `tensor`, joined with its layout's."""
         self.st_names[id(st)] = sname
         self.out["storages"].append(sname)
-        self.fail_if(f"{sname}.shape != {self.lit(st.shape)} or ({sname}._np is None) is not "
-                     f"{st._np is None}")
-        if not pinned:
-            self.fail_if(f"({sname}.dtype, {sname}.device) != "
-                         f"{self.const((st.dtype, st.device))}")
+        if pinned:
+            self.fail_if(f"{sname}._np is not {st._np is None and 'None' or self.const(st._np)}"
+                         f" or {sname}.shape != {self.lit(st.shape)}")
+        else:
+            t, name = tensor
+            self.layout(t, name, (f"{sname}.shape, {sname}._np is None, {sname}.dtype, "
+                                  f"{sname}.device, ", (st.shape, st._np is None, st.dtype,
+                                                        st.device)))
 
-    def layout(self, t, name):
+    def layout(self, t, name, storage=("", ())):
         """Everything else `Walk._tensor` keys on, as one tuple comparison (cheaper than one
-        test per field; each field is a tuple, int, bool, dtype or class)."""
-        fields = (t._size, t._stride, t._offset, t.dtype, type(t), t._requires_grad,
-                  t.grad_fn is None)
-        self.fail_if(f"({name}._size, {name}._stride, {name}._offset, {name}.dtype, "
+        test per field; each field is a tuple, int, bool, dtype, device or class)."""
+        fields = storage[1] + (t._size, t._stride, t._offset, t.dtype, type(t),
+                               t._requires_grad, t.grad_fn is None)
+        self.fail_if(f"({storage[0]}{name}._size, {name}._stride, {name}._offset, {name}.dtype, "
                      f"type({name}), {name}._requires_grad, {name}.grad_fn is None) != "
                      f"{self.const(fields)}")
         g = t._grad
@@ -286,9 +297,7 @@ class _Gen(Source):
         v = expr if fixed_type else self.local(expr)
         if not fixed_type:
             self.fail_if(f"type({v}) is not {t.__name__}")
-            self.emit(f"i = id({v})")
-            self.fail_if("i in _PO or i in dyn")
-            self.emit("dyn.add(i)")
+            self.dyn_objs.append(v)
         if len(obj) > _MAX_LEN:
             raise Unguardable("a long argument")
         self.seen[id(obj)] = v

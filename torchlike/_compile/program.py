@@ -272,7 +272,8 @@ class Entry:
             outs = run(arrays, hv, gens)
         result = self.apply(walk, outs, (arrays, hv, gens))
         plan = self.plan
-        if not plan.diff_outs and (self.donating is not None or not plan.donate):
+        if self.call is None and not traced and not plan.diff_outs and (
+                self.donating is not None or not plan.donate):
             self.call = replay.make_call(self, len(arrays))
         return result
 
