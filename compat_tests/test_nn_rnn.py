@@ -526,13 +526,63 @@ def test_exports():
 
 
 def test_one_node_per_forward():
-    """The whole stacked bidirectional recurrence is one autograd node (one jitted vjp)."""
+    """The whole stacked bidirectional recurrence is one autograd node (one jitted vjp), under
+    the pass-through nodes that carry PyTorch's names for each result."""
+    def fused(t):
+        (node, _), = t.grad_fn.next_functions
+        return node
     m = torchlike.nn.LSTM(I, H, num_layers=2, bidirectional=True)
     x = torchlike.tensor(_x(False), requires_grad=True)
     out, (h, c) = m(x)
-    assert out.grad_fn is h.grad_fn is c.grad_fn
-    leaves = {id(fn.variable) for fn, _ in out.grad_fn.next_functions if fn is not None}
+    assert fused(out) is fused(h) is fused(c)
+    leaves = {id(fn.variable) for fn, _ in fused(out).next_functions if fn is not None}
     assert leaves == {id(p) for p in m.parameters()} | {id(x)}
     p = torchlike.nn.utils.rnn.pack_padded_sequence(x, [5, 3, 2])
     out, (h, c) = m(p)
-    assert out.data.grad_fn is h.grad_fn
+    assert fused(out.data) is fused(h)
+
+
+GRAD_FN_CASES = [(kind, kw, inp) for kind in ("RNN", "GRU", "LSTM")
+                 for kw in ({}, {"num_layers": 2}, {"bidirectional": True}, {"batch_first": True},
+                            {"bidirectional": True, "batch_first": True},
+                            {"proj_size": 1} if kind == "LSTM" else {"bias": False})
+                 for inp in ("batched", "unbatched", "packed", "float64")]
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")     # torch: LSTM projections and oneDNN
+@pytest.mark.parametrize("kind,kw,inp", GRAD_FN_CASES)
+def test_output_grad_fn_names(kind, kw, inp):
+    """Each result's `grad_fn` (and so its repr) is named after the last operation PyTorch's
+    CPU implementation records: StackBackward0, CatBackward0, TransposeBackward0/1,
+    SqueezeBackward1, MkldnnRnnLayerBackward0 for float32 LSTMs."""
+    x = arr(4, 2, 3)
+    got = []
+    for lib in (real_torch, torchlike):
+        m = getattr(lib.nn, kind)(3, 2, **kw)
+        t = lib.tensor(x)
+        if inp == "unbatched":
+            t = t[:, 0]
+        elif inp == "float64":
+            m, t = m.double(), t.double()
+        elif inp == "packed":
+            t = lib.nn.utils.rnn.pack_padded_sequence(
+                t, lib.tensor([4, 2]) if not kw.get("batch_first") else lib.tensor([2, 2, 1, 1]),
+                batch_first=kw.get("batch_first", False))
+        out, state = m(t)
+        out = out.data if inp == "packed" else out
+        states = state if isinstance(state, tuple) else (state,)
+        got.append([r.grad_fn.name() for r in (out,) + states] + [repr(states[0])[-25:]])
+    assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("kind,kw", [("RNNCell", {}), ("RNNCell", {"nonlinearity": "relu"}),
+                                     ("GRUCell", {}), ("LSTMCell", {})])
+@pytest.mark.parametrize("batched", [True, False])
+def test_cell_grad_fn_names(kind, kw, batched):
+    x = arr(2, 3) if batched else arr(3)
+    got = []
+    for lib in (real_torch, torchlike):
+        out = getattr(lib.nn, kind)(3, 2, **kw)(lib.tensor(x))
+        outs = out if isinstance(out, tuple) else (out,)
+        got.append([o.grad_fn.name() for o in outs])
+    assert got[0] == got[1]

@@ -196,8 +196,23 @@ def rnn_forward(mode, input, hx, cx, weights, *, num_layers, bidirectional, has_
     else:
         pack = None
     name = {"LSTM": "LstmBackward0", "GRU": "GruBackward0"}.get(mode, "RnnBackward0")
-    return apply_jax(fn, [input, hx, cx, list(weights), None if masks is None else list(masks),
+    outs = apply_jax(fn, [input, hx, cx, list(weights), None if masks is None else list(masks),
                           pack], name=name)
+    if unbatched:
+        last = "SqueezeBackward1"
+    elif packed:
+        last = "CatBackward0"
+    elif batch_first:
+        last = "TransposeBackward0" if mode == "LSTM" else "TransposeBackward1"
+    elif bidirectional:
+        last = "CatBackward0"
+    elif mode == "LSTM" and proj_size == 0 and input.dtype.is_floating_point and \
+            input.dtype.itemsize == 4:
+        last = "MkldnnRnnLayerBackward0"     # PyTorch's CPU build runs float32 LSTMs on oneDNN
+    else:
+        last = "StackBackward0"
+    state = "SqueezeBackward1" if unbatched else "StackBackward0"
+    return _named(outs, (last,) + (state,) * (len(outs) - 1))
 
 
 @functools.lru_cache(maxsize=None)
@@ -234,4 +249,21 @@ def cell_forward(mode, input, hx, cx, w_ih, w_hh, b_ih, b_hh, *, hidden_size, un
     out = apply_jax(fn, [input, hx, cx, w_ih, w_hh, b_ih, b_hh],
                     name={"LSTM": "LstmCellBackward0", "GRU": "GruCellBackward0"}.get(
                         mode, "RnnCellBackward0"))
+    if unbatched:
+        names = ("SqueezeBackward1",) * 2
+    else:
+        names = {"LSTM": ("MulBackward0", "AddBackward0"), "GRU": ("AddBackward0",),
+                 "RNN_TANH": ("TanhBackward0",)}.get(mode, ("ReluBackward0",))
+    out = _named(out, names)
     return out if mode == "LSTM" else out[0]
+
+
+def _identity(x):
+    return x
+
+
+def _named(outs, names):
+    """`outs`, each behind a pass-through node named as the last operation PyTorch's CPU
+    implementation records for that output (`h.grad_fn` prints `<StackBackward0>` ...)."""
+    return tuple(apply_jax(_identity, [t], name=n)[0] if t.grad_fn is not None else t
+                 for t, n in zip(outs, names))
