@@ -15,6 +15,7 @@ import warnings
 
 from ..nn.modules.module import Module
 from . import guard as _guard
+from .._core.tracing import tracing
 from .program import Entry, Snapshot, TRACE_ERRORS, reason
 from .patches import Retrace
 from .state import Walk
@@ -55,14 +56,18 @@ class CompiledFunction:
             return self._fn(*args, **kwargs)   # inside another compiled function: inline
         g = self._guard
         if g is not None:
-            try:
+            if _guard.CHECK[0]:
                 walk = g.check(args, kwargs)
-            except Exception:              # e.g. a closure cell emptied: walk in full
-                walk = None
-            if walk is not None:
-                if _guard.CHECK[0]:
+                if walk is not None:
                     self._check_guard(g, walk, args, kwargs)
-                return g.entry(walk, args, kwargs)
+            if g.run is not None and not tracing():
+                res = g.run(args, kwargs)
+                if res is not _guard.FAIL:
+                    return res[0]
+            else:
+                walk = g.check(args, kwargs)
+                if walk is not None:
+                    return g.entry(walk, args, kwargs)
         walk = self._walk(args, kwargs)
         last_key, entry = self._last
         if entry is not None and walk.key == last_key:   # cheaper than hashing the key

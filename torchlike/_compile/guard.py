@@ -27,10 +27,13 @@ from ..nn.modules.module import Module
 from ..optim._optax_base import OptaxOptimizer
 from ..optim.optimizer import Optimizer
 from .codegen import Source
+from .program import gen_array, hyper_arrays
+from .replay import NAMESPACE, Replay
 from .state import (Walk, _ATOMS, _SKIP, _MODULE_DICTS, _MODULE_HOOKS, _MAX_DEPTH, _MAX_LEN,
                     _LIBS, _OPT_KNOWN, _numeric, global_names)
 
 CHECK = [False]
+FAIL = object()         # what a guard's `run` returns when a check fails
 _MISS = object()
 
 
@@ -39,12 +42,13 @@ class Unguardable(Exception):
 
 
 class Guard:
-    """A built guard: `check(args, kwargs)` returns a `Walk` or None."""
+    """A built guard: `check(args, kwargs)` returns a `Walk` or None, `run(args, kwargs)` the
+    whole steady-state call's `(result, [])` or `FAIL` (see `_Gen.compile`)."""
 
-    __slots__ = ("check", "entry", "key")
+    __slots__ = ("check", "run", "entry", "key")
 
-    def __init__(self, check, entry, key):
-        self.check, self.entry, self.key = check, entry, key
+    def __init__(self, check, run, entry, key):
+        self.check, self.run, self.entry, self.key = check, run, entry, key
 
 
 def build(walk, key, entry, args, kwargs, roots_tail):
@@ -53,26 +57,19 @@ def build(walk, key, entry, args, kwargs, roots_tail):
     g = _Gen()
     try:
         g.roots(args, kwargs, roots_tail)
-        check = g.compile()
+        check, run = g.compile(entry)
     except Unguardable:
         return None
     except Exception:            # a generator bug must not break the user's call
         if CHECK[0]:
             raise
         return None
-    got = _try(check, args, kwargs)
+    got = check(args, kwargs)
     if got is None or not same_walk(got, walk):
         if CHECK[0]:
             raise AssertionError("torchlike.compile: a generated guard disagrees with the walk")
         return None
-    return Guard(check, entry, key)
-
-
-def _try(check, args, kwargs):
-    try:
-        return check(args, kwargs)
-    except Exception:
-        return None
+    return Guard(check, run, entry, key)
 
 
 def same_walk(a, b):
@@ -110,7 +107,7 @@ class _Gen(Source):
 
     def emit(self, line):
         if self.pending:
-            super().emit(f"if ({') or ('.join(self.pending)}): return None")
+            super().emit(f"if ({') or ('.join(self.pending)}): return _FAIL")
             self.pending = []
         super().emit(line)
 
@@ -144,7 +141,10 @@ class _Gen(Source):
             self.fail_if(f"{expr} is not {name}")
         return name
 
-    def compile(self):
+    def compile(self, entry):
+        """(check, run): `check(args, kwargs)` returns the `Walk` or None; `run(args, kwargs)`
+        checks, runs `entry`'s settled program and applies its effects, returning
+        `(result, [])` or `FAIL` (None when the plan has differentiable results)."""
         # dynamic objects must be distinct from each other and from every pinned object, as
         # the walk would otherwise have met them as references
         for names, pinned in ((self.dyn_objs, "_PO"), (self.dyn_storages, "_PS")):
@@ -152,17 +152,35 @@ class _Gen(Source):
                 ids = self.local("{" + ", ".join(f"id({n})" for n in names) + "}")
                 self.fail_if(f"len({ids}) != {len(names)} or not {pinned}.isdisjoint({ids})")
         self.emit("pass")   # (flushes the last conditions)
-        out = self.out
-        for k, items in out.items():
-            self.emit(f"w.{k} = [{', '.join(items)}]")
-        body, self.lines = self.lines, ["w = _new_walk(_Walk)"]
-        self.lines += body + ["w.hypers = _hypers", "w.hyper_groups = _hyper_groups",
-                              "w.key = w._seen = w._st_ix = None", "return w"]
+        # a check that raises (a missing key, an emptied cell) fails
+        checks = ["try:"] + ["    " + line for line in self.lines] + \
+            ["except Exception:", "    return _FAIL"]
         ns = {"_new_walk": object.__new__, "_Walk": Walk, "_hypers": self.hypers,
               "_hyper_groups": self.hyper_groups, "_GRAD": _GRAD, "_dt": _dt, "_MISS": _MISS,
               "_PS": frozenset(self.pinned_storages),
-              "_PO": frozenset(self.pinned_objs | self.pinned_tensors), "_numeric": _numeric}
-        return self.function("check(args, kwargs)", ns, "<torchlike.compile guard>")
+              "_PO": frozenset(self.pinned_objs | self.pinned_tensors), "_numeric": _numeric,
+              "_FAIL": None}
+        self.lines = checks + ["w = _new_walk(_Walk)"]
+        for k, items in self.out.items():
+            self.emit(f"w.{k} = [{', '.join(items)}]")
+        self.lines += ["w.hypers = _hypers", "w.hyper_groups = _hyper_groups",
+                       "w.key = w._seen = w._st_ix = None", "return w"]
+        check = self.function("check(args, kwargs)", ns, "<torchlike.compile guard>")
+        if entry.plan.diff_outs:
+            return check, None
+        self.lines = list(checks)
+        hv = []
+        for group, k in self.hypers:
+            v = f"{self.const(group)}[{k!r}]"
+            hv.append(f"*map(float, {v})" if type(group[k]) is tuple else f"float({v})")
+        self.emit(f"hv = _hyper_arrays(({', '.join(hv)}{',' if hv else ''}))")
+        gens = "".join(f"({g}._seed, {g}._offset), " for g in self.out["gens"])
+        self.emit(f"gens = _gen_array(({gens}))")
+        replay = Replay(self, self.out)
+        replay.run(entry, len(self.out["storages"]), "hv", "gens")
+        replay.effects(entry.plan)
+        ns.update(NAMESPACE, _FAIL=FAIL, _hyper_arrays=hyper_arrays, _gen_array=gen_array)
+        return check, self.function("run(args, kwargs)", ns, "<torchlike.compile guard>")
 
     # ---- the traversal (each method mirrors the `Walk` method of the same name) ------------
 
@@ -414,7 +432,7 @@ class _Gen(Source):
             try:
                 v = cell.cell_contents
             except ValueError:           # an empty cell: must stay empty
-                for line in ("try:", f"    {c}.cell_contents", "    return None",
+                for line in ("try:", f"    {c}.cell_contents", "    return _FAIL",
                              "except ValueError:", "    pass"):
                     self.emit(line)
                 continue

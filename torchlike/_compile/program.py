@@ -306,8 +306,11 @@ class Entry:
 
 
 def _hyper_arrays(walk):
-    """The optimizer hyper-parameters as (cached) weakly typed 0-d arrays."""
-    hv = hyper_values(walk)
+    return hyper_arrays(hyper_values(walk))
+
+
+def hyper_arrays(hv):
+    """Optimizer hyper-parameters (a tuple of floats) as (cached) weakly typed 0-d arrays."""
     cached = _HYPER_ARRAYS.get(hv)
     if cached is None:
         if len(_HYPER_ARRAYS) > 64:
@@ -317,9 +320,12 @@ def _hyper_arrays(walk):
 
 
 def _gen_array(walk):
-    """The generators' (seed, offset) pairs as a (cached) device array: a step that draws
-    nothing keeps passing the same array."""
-    gstate = tuple((g._seed, g._offset) for g in walk.gens)
+    return gen_array(tuple((g._seed, g._offset) for g in walk.gens))
+
+
+def gen_array(gstate):
+    """Generators' (seed, offset) pairs as a (cached) device array: a step that draws nothing
+    keeps passing the same array."""
     gens = _GEN_ARRAYS.get(gstate)
     if gens is None:
         if len(_GEN_ARRAYS) > 64:
