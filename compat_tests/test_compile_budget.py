@@ -12,9 +12,12 @@ from torchlike._core import compile_budget
 def test_many_shapes_keep_map_count_bounded(monkeypatch):
     base = compile_budget.map_count()
     limit = compile_budget._map_limit()
-    # Pretend the cap is near: allow only ~300 mappings above the current count.
+    # Pretend the cap is near: the process is already past the threshold. (A threshold some
+    # mappings above the current count made the test depend on what ran before it: in a long
+    # test worker, kernels evicted from earlier tests' caches unmap while new ones map, and the
+    # count may not grow by that much.)
     monkeypatch.setattr(compile_budget, "CHECK_EVERY", 16)
-    monkeypatch.setattr(compile_budget, "FRACTION", (base + 300) / limit)
+    monkeypatch.setattr(compile_budget, "FRACTION", base / 2 / limit)
     clears = compile_budget._state["clears"]
     peak = base
     for n in range(1, 120):
@@ -24,4 +27,4 @@ def test_many_shapes_keep_map_count_bounded(monkeypatch):
                                    rtol=1e-4, atol=1e-4)
         peak = max(peak, compile_budget.map_count())
     assert compile_budget._state["clears"] > clears
-    assert peak < base + 300 + 16 * 40   # at most one check interval past the threshold
+    assert peak < base + 16 * 40   # at most one check interval past the count it started at
