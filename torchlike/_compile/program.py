@@ -337,7 +337,7 @@ def gen_array(gstate):
 def _owned(arrays, ix):
     """Whether each buffer in `ix` is held by its storage alone (no `.jax()` array, saved value
     or cached read elsewhere sees it): then letting XLA overwrite it is unobservable."""
-    return all(_getrefcount(arrays[i]) <= 3 for i in ix)  # storage, `arrays`, the argument
+    return all(_getrefcount(arrays[i]) <= replay.OWNED_REFS for i in ix)
 
 
 def _contiguous(size):

@@ -22,6 +22,11 @@ from .codegen import Source
 from .patches import _U64
 
 
+# A buffer may be donated when these references alone hold it: its storage's `_data`, the one
+# local name (or list) feeding the program, and getrefcount's own argument.
+OWNED_REFS = 3
+
+
 class _Walk:
     """Source expressions for the walk's lists: `S[i]`, `T[i]`, `walk.dicts[i]` ..."""
 
@@ -98,7 +103,7 @@ class Replay:
             # each donated buffer is held by its storage and by the local variable alone (the
             # third reference is getrefcount's argument): letting XLA overwrite it is
             # unobservable
-            owned = " and ".join(f"_rc({arrays[i]}) <= 3" for i in plan.donate)
+            owned = " and ".join(f"_rc({arrays[i]}) <= {OWNED_REFS}" for i in plan.donate)
             kept = ", ".join(x for i, x in enumerate(arrays) if i not in set(plan.donate))
             donated = ", ".join(arrays[i] for i in plan.donate)
             src.emit(f"if {owned}:")
