@@ -14,6 +14,7 @@ kernel, so it costs nothing on later calls.
 """
 import functools
 import inspect
+import math
 import numbers
 import sys
 
@@ -45,7 +46,7 @@ class Op:
     __slots__ = ("name", "impl", "pointwise", "promote", "params", "names", "tensors", "lists",
                  "scalars", "promoted", "returns", "kernels", "dtypes", "family", "differentiable",
                  "nondiff_outputs", "check", "plan", "aliases", "divisor", "divisor_when",
-                 "autograd")
+                 "autograd", "defaults")
 
     def __repr__(self):
         return f"<op {self.name}>"
@@ -103,7 +104,7 @@ def _static_dtype(row, sig, statics):
     float64; a string raises its TypeError): once per kernel, as the raw value is in the key."""
     si = 0
     for name, k in zip(row.names, sig):
-        if k == "T" or k == "S" or k == "L" or type(k) is tuple:
+        if k == "T" or k == "S" or k == "L" or k == "D" or type(k) is tuple:
             continue
         if name == "dtype":
             v = statics[si]
@@ -121,17 +122,21 @@ def _build_kernel(row, sig, statics, compute):
         statics = _static_dtype(row, sig, statics)
     cnp = compute.np if compute is not None else None
     static_iter_names = statics
+    defaults = row.defaults
 
     def kernel(*dyn):
         kw = {}
         i = 0
         si = 0
         shapes = []
-        for name, k in zip(names, sig):
-            if k == "T" or k == "S" or type(k) is tuple:
+        for pos, (name, k) in enumerate(zip(names, sig)):
+            if k == "T" or k == "S" or k == "D" or type(k) is tuple:
                 v = dyn[i]
                 i += 1
-                if type(k) is tuple:  # a strided view: its read is fused into this kernel
+                if k == "D":  # the default value, a constant (its operand slot holds None)
+                    v = _constant_operand(row, defaults[pos])
+                    k = "S"
+                elif type(k) is tuple:  # a strided view: its read is fused into this kernel
                     v = read_impl(v, dyn[i], k[1], k[2])
                     i += 1
                 if cnp is not None and (name in promoted or name in scalars):
@@ -261,7 +266,7 @@ def prepare(row, args):
             elif isinstance(v, _NUMBER):
                 sig.append("S")
                 v = _pyscalar(v)
-                dyn.append(_device_scalar(v) if row.promote is not None else v)
+                dyn.append(_scalar_operand(row, v))
                 if kind == _TP:
                     psig.append((dt.scalar_dtype(v), None))
             elif v is None:
@@ -291,9 +296,13 @@ def prepare(row, args):
                     psig.append((t.dtype, t._size != ()))
             dyn.append(tuple(arrs))
         elif kind == _S and v is not None:
+            if is_default(v, row.defaults[len(sig)]):
+                sig.append("D")  # one kernel for the default value, one operand fewer
+                dyn.append(None)
+                continue
             sig.append("S")
             dyn.append(v._value() if isinstance(v, Tensor) else
-                       _device_scalar(_pyscalar(v)) if row.promote is not None else _pyscalar(v))
+                       _scalar_operand(row, _pyscalar(v)))
         else:
             sig.append("B" if type(v) is bool else "C")  # keeps dim=False apart from dim=0
             statics.append(v if v is None or type(v) in _HASHABLE else _hashable(v))
@@ -342,6 +351,31 @@ def _device_scalar(v):
 
 _SEEN = {}
 _NP_SCALAR = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}
+
+
+def _scalar_operand(row, v):
+    """How Python number `v` enters `row`'s kernel: a traced 64-bit scalar where the row
+    promotes (see `_device_scalar`), else the number itself (weakly typed)."""
+    return _device_scalar(v) if row.promote is not None else v
+
+
+def _constant_operand(row, v):
+    """`_scalar_operand`'s value as a constant of the same abstract type (inside a kernel)."""
+    return _NP_SCALAR[type(v)](v) if row.promote is not None else v
+
+
+def is_default(v, default):
+    """True when scalar argument `v` is its parameter's default (same type and value, the sign
+    of a zero included): it then enters the kernel key as a constant instead of an operand,
+    at most one more kernel per signature, never one per value."""
+    return type(v) is type(default) and v == default and \
+        (type(v) is not float or v != 0.0 or math.copysign(1.0, v) == math.copysign(1.0, default))
+
+
+def _scalar_default(p):
+    """A parameter's default if it is a real Python number (the ones `is_default` matches)."""
+    d = p.default
+    return d if type(d) in (bool, int, float) else _MISSING
 
 
 def _pyscalar(v):
@@ -688,6 +722,7 @@ def op(name=None, *, pointwise=False, promote="default", tensors=None, lists=(),
         row.divisor = row.names.index(divisor) if divisor else None
         row.divisor_when = divisor_when
         row.autograd = None  # (record, node name, saves policy), resolved on first use
+        row.defaults = tuple(_scalar_default(p) for p in sig.parameters.values())
         row.plan = tuple(
             (_TP if n in row.promoted else _TN) if n in row.tensors else
             (_LP if n in row.promoted else _LN) if n in row.lists else
