@@ -183,16 +183,19 @@ def test_statistics():
 
 
 def test_no_recompile_per_draw_or_seed():
+    """CPU draws run on the host (no sampling kernel at all); keyed draws (multinomial) reuse
+    one kernel across seeds and draws."""
     from torchlike._ops import random as R
-    T.rand(7, 3)
-    T.manual_seed(4)
-    T.rand(7, 3)
+    p = T.tensor([0.2, 0.3, 0.5])
+    T.multinomial(p, 2)
     before = R._kernel.cache_info().currsize
-    k = R._kernel("uniform", (7, 3), np.dtype(np.float32), ())
+    k = R._kernel("multinomial", (1, 3), np.dtype(np.int64), (2, False))
     n0 = k._cache_size()
     for s in range(5):
         T.manual_seed(s)
         T.rand(7, 3)
         T.empty(7, 3).uniform_(s, s + 1)
+        T.randn(40)
+        T.multinomial(p, 2)
     assert R._kernel.cache_info().currsize == before
     assert k._cache_size() == n0

@@ -174,7 +174,8 @@ class _Gen(Source):
             v = f"{self.const(group)}[{k!r}]"
             hv.append(f"*map(float, {v})" if type(group[k]) is tuple else f"float({v})")
         self.emit(f"hv = _hyper_arrays(({', '.join(hv)}{',' if hv else ''}))")
-        gens = "".join(f"({g}._seed, {g}._offset), " for g in self.out["gens"])
+        gens = "".join(f"{g}._call_row(), " if n else "(0, 0), "
+                       for g, n in zip(self.out["gens"], entry.plan.draws))
         self.emit(f"gens = _gen_array(({gens}))")
         replay = Replay(self, self.out)
         replay.run(entry, len(self.out["storages"]), "hv", "gens")

@@ -2,8 +2,9 @@
 
 Three places read host values that would otherwise be baked into the program as constants (or
 leak a tracer into a module-level cache):
-  * `Generator._next_key` returns the draw key from the generator's (seed, counter), which become
-    program inputs, so every call draws fresh numbers, the same ones eager execution draws;
+  * `Generator._next_key` returns the draw key from the (seed, counter) pair each call feeds in
+    (a CPU generator's comes from one `random64()` of it per call), so every call draws fresh
+    numbers, reproducibly from the generator's state; every draw goes through it (`KEYED`);
   * `OptaxOptimizer._hyperparams` returns the optimizer hyper-parameters (`lr`, `momentum`, ...)
     as program inputs, so a scheduler changing `lr` never re-traces;
   * `registry._device_scalar` (a cache of device arrays for recurring Python scalars) must not
@@ -125,6 +126,7 @@ def tracing(ctx):
     another one's trace runs inline, see `program`)."""
     gen_cls, opt_cls = _random.Generator, _optax_base.OptaxOptimizer
     gen_cls._next_key = lambda g: ctx.next_key(g)
+    _random.KEYED[0] = True
     gen_cls.__init__ = _born_init
     opt_cls._hyperparams = lambda opt, group: ctx.hyperparams(opt, group)
     _registry._device_scalar = _host_scalar
@@ -133,6 +135,7 @@ def tracing(ctx):
         yield
     finally:
         gen_cls._next_key = _ORIG_NEXT_KEY
+        _random.KEYED[0] = False
         gen_cls.__init__ = _ORIG_GEN_INIT
         opt_cls._hyperparams = _ORIG_HYPER
         _registry._device_scalar = _ORIG_DEVICE_SCALAR

@@ -249,12 +249,13 @@ class Entry:
         if snap is None and not traced:
             call = self.call
             if call is not None:
-                return call(walk, _hyper_arrays(walk), _gen_array(walk))[0]
+                return call(walk, _hyper_arrays(walk), _gen_array(walk, self.plan))[0]
         arrays = [st._data if st._data is not None else jnp.asarray(st._np)
                   for st in walk.storages]
         # weakly typed 0-d arrays: passing Python floats costs ~1 us each
         hv = hyper_values(walk) if traced else _hyper_arrays(walk)
-        gens = _gen_array(walk)
+        peeked = self.plan is None   # the rows were peeked: advance once the draws are known
+        gens = _gen_array(walk, self.plan)
         donate = self.plan is not None and self.plan.donate and _owned(arrays, self.plan.donate)
         if donate and self.donating is None:
             # the first donating call may re-trace the function (JAX normally reuses the jaxpr)
@@ -272,6 +273,10 @@ class Entry:
             outs = run(arrays, hv, gens)
         result = self.apply(walk, outs, (arrays, hv, gens))
         plan = self.plan
+        if peeked:
+            for g, n in zip(walk.gens, plan.draws):
+                if n:
+                    g._call_row()
         if self.call is None and not traced and not plan.diff_outs and (
                 self.donating is not None or not plan.donate):
             self.call = replay.make_call(self, len(arrays))
@@ -319,12 +324,16 @@ def hyper_arrays(hv):
     return cached
 
 
-def _gen_array(walk):
-    return gen_array(tuple((g._seed, g._offset) for g in walk.gens))
+def _gen_array(walk, plan):
+    """The generators' rows for one call (see `Generator._call_row`): only the generators the
+    program draws from are advanced."""
+    if plan is None:  # before the first trace: peek, without advancing any generator
+        return gen_array(tuple(g._call_row(peek=True) for g in walk.gens))
+    return gen_array(tuple(g._call_row() if n else (0, 0) for g, n in zip(walk.gens, plan.draws)))
 
 
 def gen_array(gstate):
-    """Generators' (seed, offset) pairs as a (cached) device array: a step that draws nothing
+    """Generators' (seed, counter) rows as a (cached) device array: a step that draws nothing
     keeps passing the same array."""
     gens = _GEN_ARRAYS.get(gstate)
     if gens is None:

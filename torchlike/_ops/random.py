@@ -3,13 +3,16 @@
 (`uniform_`, `normal_`, `bernoulli_`, `random_`, `exponential_`, `geometric_`, `log_normal_`,
 `cauchy_`).
 
-A `Generator` holds a 64-bit seed and a draw counter; each draw derives a fresh threefry key
-from (seed, counter) and bumps the counter, so a seeded generator replays its sequence. The key
-enters a jitted sampling kernel (cached per kind/shape/dtype) as a traced argument, as do the
-distribution parameters, so new seeds, draws and parameter values compile nothing.
+A CPU `Generator` is PyTorch's: a Mersenne Twister whose words are turned into numbers the way
+PyTorch's CPU kernels turn them (`cpu_rng`), so a seed gives PyTorch's numbers, and its state
+tensor is PyTorch's 5056 bytes. The samplers run on the host, in NumPy, as PyTorch's do.
 
-Stated divergence: the numbers differ from PyTorch's (different PRNG); the RNG state tensor is
-16 bytes (seed, counter) rather than PyTorch's 5056-byte Mersenne-Twister state.
+Draws a CPU engine does not reproduce (`multinomial`, `poisson`), draws from CUDA generators,
+and draws inside a `torchlike.compile`d program derive a threefry key from a (seed, counter)
+pair instead; the key enters a jitted sampling kernel (cached per kind/shape/dtype) as a traced
+argument, as do the distribution parameters, so new seeds, draws and parameter values compile
+nothing. A compiled call takes its pair from one `random64()` of the CPU generator, so compiled
+programs draw other numbers than eager code (as `torch.compile`'s do), reproducibly per seed.
 """
 import functools
 import math
@@ -21,7 +24,9 @@ import numpy as np
 
 from .._core import device as dev
 from .._core import dtype as dt
+from .._core.layout import is_contiguous
 from .._core.tensor import Tensor, wrap
+from . import cpu_rng
 from .registry import publish, FUNCTIONS, METHODS, OPS, broadcast_shapes_checked, short_name
 
 _DEFAULT_SEED = 67280421310721
@@ -51,7 +56,9 @@ def _seed_value(seed):
 
 
 class Generator:
-    """Mirrors `torch.Generator`: a seed plus a draw counter (see the module docstring)."""
+    """Mirrors `torch.Generator`: on the CPU, PyTorch's Mersenne Twister (`cpu_rng.Engine`);
+    on CUDA, a seed plus a draw counter (see the module docstring). `_offset` counts draws
+    on either kind (vmap's randomness check reads it)."""
 
     def __init__(self, device="cpu"):
         d = dev.device(device)
@@ -64,28 +71,37 @@ class Generator:
         self.device = d
         self._seed = _DEFAULT_SEED
         self._offset = 0
+        self._engine = cpu_rng.Engine(_DEFAULT_SEED) if d.type == "cpu" else None
 
     def __repr__(self):
         return f"<torch._C.Generator object at {hex(id(self))}>"
 
     def manual_seed(self, seed):
         """Mirrors `Generator.manual_seed`: returns the generator."""
-        self._seed = _seed_value(seed)
-        self._offset = 0
+        self._reseed(_seed_value(seed))
         return self
+
+    def _reseed(self, s):
+        self._seed, self._offset = s, 0
+        if self._engine is not None:
+            self._engine.reseed(s)
 
     def seed(self):
         """Mirrors `Generator.seed`: a non-deterministic seed, set and returned."""
         s = int.from_bytes(os.urandom(8), "little") & ((1 << 63) - 1)
-        self._seed, self._offset = s, 0
+        self._reseed(s)
         return s
 
     def initial_seed(self):
         return self._seed
 
     def get_state(self):
-        """The state as a uint8 tensor: seed and draw counter, little-endian uint64 each."""
-        a = np.array([self._seed, self._offset], dtype="<u8").view(np.uint8)
+        """The state as a uint8 tensor: PyTorch's 5056 bytes on the CPU; on CUDA the seed and
+        draw counter, little-endian uint64 each."""
+        if self._engine is not None:
+            a = self._engine.state_bytes()
+        else:
+            a = np.array([self._seed, self._offset], dtype="<u8").view(np.uint8)
         return wrap(jnp.asarray(a), dev.CPU, dt.uint8)
 
     def set_state(self, new_state):
@@ -93,16 +109,23 @@ class Generator:
             raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
         if new_state.dtype is not dt.uint8:
             raise TypeError("RNG state must be a torch.ByteTensor")
-        if new_state.numel() != _STATE_BYTES:
-            raise RuntimeError(f"Expected a CPUGeneratorImplState of size {_STATE_BYTES} but "
-                               f"found the input RNG state size to be {new_state.numel()}")
-        seed, off = np.asarray(new_state._value()).reshape(-1).copy().view("<u8").tolist()
-        self._seed, self._offset = int(seed), int(off)
+        size = cpu_rng.STATE_BYTES if self._engine is not None else _STATE_BYTES
+        if new_state.numel() != size:
+            raise RuntimeError(f"Expected a CPUGeneratorImplState of size {size} but found the "
+                               f"input RNG state size to be {new_state.numel()}")
+        raw = np.asarray(new_state._value()).reshape(-1)
+        if self._engine is not None:
+            self._engine.set_state_bytes(raw)
+            self._seed = self._engine.seed
+        else:
+            seed, off = raw.copy().view("<u8").tolist()
+            self._seed, self._offset = int(seed), int(off)
         return self
 
     def clone_state(self):
         g = Generator.__new__(Generator)
         g.device, g._seed, g._offset = self.device, self._seed, self._offset
+        g._engine = self._engine.copy() if self._engine is not None else None
         return g
 
     def graphsafe_get_state(self):
@@ -110,13 +133,41 @@ class Generator:
 
     def graphsafe_set_state(self, state):
         self._seed, self._offset = state._seed, state._offset
+        self._engine = state._engine.copy() if state._engine is not None else None
         return self
 
+    def _host(self):
+        """The CPU engine to draw from on the host (counting the draw), or None where draws
+        go through a threefry key (CUDA generators, compiled programs being traced)."""
+        e = self._engine
+        if e is None or KEYED[0]:
+            return None
+        self._offset = (self._offset + 1) & _U64
+        return e
+
+    def _call_row(self, peek=False):
+        """The (seed, counter) pair a compiled call derives its keys from: on the CPU, one
+        `random64()` of the Mersenne Twister (`peek`: the one it would draw next), so compiled
+        calls advance the generator and are reproducible from its state."""
+        if self._engine is not None:
+            e = self._engine.copy() if peek else self._engine
+            return int(e.words64(1)[0]), 0
+        return self._seed, self._offset
+
     def _next_key(self):
-        """uint32[4]: (seed hi, seed lo, counter hi, counter lo); bumps the counter."""
-        s, o = self._seed, self._offset
-        self._offset = (o + 1) & _U64
+        """uint32[4]: (seed hi, seed lo, counter hi, counter lo); bumps the counter. A CPU
+        generator's key comes from one `random64()` of its engine (reproducible from its
+        state)."""
+        e = self._host()
+        if e is not None:
+            s, o = int(e.words64(1)[0]), 0
+        else:
+            s, o = self._seed, self._offset
+            self._offset = (o + 1) & _U64
         return np.array([s >> 32, s & 0xFFFFFFFF, o >> 32, o & 0xFFFFFFFF], dtype=np.uint32)
+
+
+KEYED = [False]  # set while torchlike.compile traces: every draw goes through `_next_key`
 
 
 default_generator = Generator()
@@ -279,13 +330,74 @@ def _gen(generator, device):
     return generator
 
 
-def _sample(kind, shape, dtype, device, generator, *params, statics=()):
-    """Run one sampling kernel; returns a JAX array on `device`."""
+def _sample(kind, shape, dtype, device, generator, *params, statics=(), stride=None):
+    """One draw of `kind` of `shape` and `dtype`; returns a JAX array on `device`. `stride`:
+    the layout of the tensor an in-place sampler fills (PyTorch's CPU kernels draw in memory
+    order, and take their block path only for contiguous tensors)."""
     g = _gen(generator, device)
+    host = _HOST.get(kind)
+    if host is not None and not any(isinstance(p, jax.core.Tracer) for p in params):
+        e = g._host()
+        if e is not None:
+            return _on_host(host, e, tuple(shape), dtype, params, stride, device)
     k4 = jax.device_put(g._next_key(), dev.jax_device(device))
     params = tuple(np.asarray(p) if isinstance(p, (int, float, np.number)) and
                    not isinstance(p, bool) else p for p in params)
     return _kernel(kind, tuple(shape), np.dtype(dtype.np), tuple(statics))(k4, *params)
+
+
+def _bernoulli_host(e, n, npdt, contiguous, p, perm=None, shape=()):
+    if isinstance(p, float):
+        return cpu_rng.bernoulli_scalar(e, n, p).astype(npdt)
+    pa = np.broadcast_to(np.asarray(p), shape)
+    return cpu_rng.bernoulli_tensor(e, pa.transpose(perm) if perm else pa).astype(npdt)
+
+
+# kind -> f(engine, n, dtype, contiguous, *params): `n` values in the kernel's drawing order
+_HOST = {
+    "uniform": lambda e, n, d, c, lo, hi: cpu_rng.uniform(e, n, d, lo, hi),
+    "normal": lambda e, n, d, c, mean, std: cpu_rng.normal(e, n, d, mean, std, c),
+    "randint": lambda e, n, d, c, lo, hi: cpu_rng.random_from_to(e, n, d, int(lo),
+                                                                  int(hi) - int(lo)),
+    "bits63": lambda e, n, d, c: cpu_rng.random_full(e, n, d, (1 << 63) - 1),
+    "bernoulli": _bernoulli_host,
+    "exponential": lambda e, n, d, c, lambd: cpu_rng.exponential(e, n, d, lambd),
+    "geometric": lambda e, n, d, c, p: cpu_rng.geometric(e, n, d, p),
+    "log_normal": lambda e, n, d, c, mean, std: cpu_rng.log_normal(e, n, d, mean, std),
+    "cauchy": lambda e, n, d, c, median, sigma: cpu_rng.cauchy(e, n, d, median, sigma),
+}
+
+
+def _drawing_order(shape, stride):
+    """The permutation of dims PyTorch's kernel walks a tensor in (memory order: largest stride
+    outermost), or None for the logical order."""
+    if stride is None:
+        return None
+    perm = sorted(range(len(shape)), key=lambda i: -stride[i])
+    return None if perm == list(range(len(shape))) else perm
+
+
+def _on_host(host, e, shape, dtype, params, stride, device):
+    """Draw on the host with the CPU engine, in PyTorch's order (complex: as its real view)."""
+    npdt = np.dtype(dtype.np)
+    if dtype.is_complex:  # PyTorch samples `view_as_real(self)`; a normal's parts get std/sqrt2
+        npdt = np.dtype(np.float32 if npdt == np.complex64 else np.float64)
+        shape = shape + (2,)
+        stride = tuple(2 * s for s in stride) + (1,) if stride is not None else None
+        if host is _HOST["normal"]:
+            params = (params[0], params[1] / math.sqrt(2))
+    n = math.prod(shape)
+    contiguous = stride is None or is_contiguous(shape, stride)
+    perm = _drawing_order(shape, stride)
+    extra = {"perm": perm, "shape": shape} if host is _bernoulli_host else {}
+    vals = host(e, n, npdt, contiguous, *params, **extra)
+    if perm is None:
+        arr = vals.reshape(shape)
+    else:
+        arr = vals.reshape([shape[i] for i in perm]).transpose(np.argsort(perm))
+    if dtype.is_complex:
+        arr = (arr[..., 0] + 1j * arr[..., 1]).astype(dtype.np)
+    return jax.device_put(np.asarray(arr, order="C"), dev.jax_device(device))
 
 
 # ---- argument helpers ---------------------------------------------------------------------------
@@ -469,16 +581,12 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
 
 
 def _host_perm(n, d, g):
-    """A CPU permutation drawn with NumPy's Philox keyed by the generator's (seed, counter): XLA's
-    CPU sort makes `jax.random.permutation` ~50x slower (90 ms for n=60,000 here). Inside a jax
-    trace, where the key is a tracer, the jitted sampler is used instead."""
-    k4 = g._next_key()
-    if not isinstance(k4, np.ndarray):
-        return _kernel("perm", (n,), np.dtype(d.np), ())(k4)
-    key = k4.astype(np.uint64)
-    bits = np.random.Generator(np.random.Philox(key=[(key[0] << 32) | key[1],
-                                                     (key[2] << 32) | key[3]]))
-    return jnp.asarray(bits.permutation(n).astype(d.np))
+    """A CPU permutation: PyTorch's shuffle on the CPU engine (a jitted sampler inside a
+    compiled program's trace)."""
+    e = g._host()
+    if e is None:
+        return _kernel("perm", (n,), np.dtype(d.np), ())(g._next_key())
+    return jnp.asarray(cpu_rng.randperm(e, n).astype(d.np))
 
 
 def _std_check(std):
@@ -536,13 +644,16 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     if st:
         if std.numel() and bool(np.any(np.asarray(std._value()) < 0)):
             raise RuntimeError("normal expects all elements of std >= 0.0")
-        sv = std._value()
     else:
         _std_check(float(std))
-        sv = float(std)
-    mv = mean._value() if mt else float(mean)
-    arr = _sample("normal", shape, d, device, generator, mv, sv)
-    return _finish(arr, d, device, False, out)
+    # PyTorch draws normal_(0, std) and adds a tensor mean; with a tensor std it draws
+    # normal_(0, 1), then multiplies by std and adds mean (each step rounded to the dtype)
+    z = _sample("normal", shape, d, device, generator, 0.0, 1.0 if st else float(std))
+    if st:
+        z = (z * std._value()).astype(d.np)
+    if mt or float(mean) != 0:
+        z = (z + (mean._value() if mt else float(mean))).astype(d.np)
+    return _finish(z, d, device, False, out)
 
 
 def bernoulli(input, p=None, *, generator=None, out=None):
@@ -678,9 +789,11 @@ def _fill(self, kind, generator, *params, name=None):
         # on a non-leaf the sampler becomes the node (its gradient is zero)
         from ..autograd.inplace import check_inplace_allowed, inplace_apply
         check_inplace_allowed(self)
-        arr = _sample(kind, self._size, self.dtype, self.device, generator, *params)
+        arr = _sample(kind, self._size, self.dtype, self.device, generator, *params,
+                      stride=self._stride)
         return inplace_apply(self, name or _FILL_NAMES[kind], _replaced, [arr])
-    arr = _sample(kind, self._size, self.dtype, self.device, generator, *params)
+    arr = _sample(kind, self._size, self.dtype, self.device, generator, *params,
+                  stride=self._stride)
     self._assign(arr)
     return self
 

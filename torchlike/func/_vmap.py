@@ -157,6 +157,7 @@ def _vmap_once(func, flat_args, flat_dims, spec, kwargs, out_dims, randomness):
     box = _Out()
     gens = _generators() if randomness == "error" else ()
     before = [g._offset for g in gens]
+    saved = [g.clone_state() for g in gens]
 
     def f(*arrays):
         leaves = list(flat_args)
@@ -167,8 +168,8 @@ def _vmap_once(func, flat_args, flat_dims, spec, kwargs, out_dims, randomness):
         except jax.errors.TracerArrayConversionError as e:
             raise _data_dependent(e) from None
         if any(g._offset != b for g, b in zip(gens, before)):
-            for g, b in zip(gens, before):
-                g._offset = b
+            for g, st in zip(gens, saved):
+                g.graphsafe_set_state(st)
             raise RuntimeError(_RANDOM_ERROR)
         flat, box.spec = _pytree.flatten(out)
         box.dims = _flat_out_dims(out, out_dims, box.spec, func)

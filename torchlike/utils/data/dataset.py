@@ -203,7 +203,7 @@ class Subset(Dataset):
 
 def random_split(dataset, lengths, generator=default_generator):
     """Mirrors `torch.utils.data.random_split`: lengths or fractions; the permutation comes
-    from `torchlike.randperm(generator=...)` (so it differs from PyTorch's numbers)."""
+    from `torchlike.randperm(generator=...)`."""
     from ... import randperm
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
         sizes = []

@@ -1,5 +1,5 @@
-"""Mirrors `torch.utils.data.sampler`. The random samplers draw from torchlike's generators, so
-their orders are reproducible with a seeded `Generator` but differ from PyTorch's numbers."""
+"""Mirrors `torch.utils.data.sampler`. The random samplers draw from the generators as
+PyTorch's do (a seeded run shuffles in PyTorch's order)."""
 import itertools
 
 
@@ -35,13 +35,8 @@ def _torch():
 
 
 def _permutation(n, generator):
-    """A permutation of range(n) as a list, reproducible from `generator`'s state: one 64-bit
-    draw from the generator seeds NumPy's permutation (`torchlike.randperm` sorts random keys,
-    ~100x slower than PyTorch's for n = 60,000; a sampler reshuffles every epoch)."""
-    import numpy as np
-    torch = _torch()
-    seed = torch.empty((), dtype=torch.int64).random_(generator=generator).item()
-    return np.random.default_rng(seed & ((1 << 63) - 1)).permutation(n).tolist()
+    """`torch.randperm(n, generator=generator)` as a list."""
+    return _torch().randperm(n, generator=generator).tolist()
 
 
 class RandomSampler(Sampler):
@@ -74,9 +69,10 @@ class RandomSampler(Sampler):
             seed = int(torch.empty((), dtype=torch.int64).random_().item())
             generator = torch.Generator()
             generator.manual_seed(seed)
-        if self.replacement:
-            yield from torch.randint(high=n, size=(self.num_samples,), dtype=torch.int64,
-                                     generator=generator).tolist()
+        if self.replacement:  # in batches of 32 draws, as PyTorch's sampler
+            for size in [32] * (self.num_samples // 32) + [self.num_samples % 32]:
+                yield from torch.randint(high=n, size=(size,), dtype=torch.int64,
+                                         generator=generator).tolist()
             return
         for _ in range(self.num_samples // n):
             yield from _permutation(n, generator)
