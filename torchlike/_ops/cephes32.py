@@ -25,7 +25,9 @@ _SIN_POLY = (_F(-1.9515295891e-4), _F(8.3321608736e-3), _F(-1.6666654611e-1))
 
 def _fma(a, b, c):
     """a * b + c rounded once to float32."""
-    return (np.asarray(a, np.float64) * np.asarray(b, np.float64) + c).astype(_F)
+    r = np.multiply(a, b, dtype=np.float64)
+    r += c
+    return r.astype(_F)
 
 
 def log(x):
