@@ -102,7 +102,7 @@ def set_default_dtype(d):
         if reg is not None:
             for row in reg.OPS.values():
                 if row is not None:
-                    row.dtypes.clear()
+                    row.forget_dtypes()
 
 
 def default_complex():

@@ -29,15 +29,7 @@ class Storage:
                  "shared", "__weakref__")
 
     def __init__(self, data, dtype, device, ptr=None):
-        self._data = data
-        self._np = None
-        self.resizable = True
-        self.shared = False  # set by `share_memory_` (read by `is_shared`)
-        self.dtype = dtype
-        self.device = device
-        self.shape = tuple(data.shape)
-        self.numel = math.prod(self.shape)
-        self._ptr = ptr
+        fill(self, data, dtype, device, tuple(data.shape), ptr)
 
     @classmethod
     def from_numpy_flat(cls, flat, dtype, device, resizable=True):
@@ -80,6 +72,20 @@ class Storage:
             self._data = None
             self.shape = (self.numel,)
         return self._np
+
+
+def fill(st, data, dtype, device, shape, ptr=None):
+    """Initialise storage `st` to hold `data` (of shape `shape`): `Storage.__init__`, also used
+    directly where the shape is known (no array reads)."""
+    st._data = data
+    st._np = None
+    st.resizable = True
+    st.shared = False  # set by `share_memory_` (read by `is_shared`)
+    st.dtype = dtype
+    st.device = device
+    st.shape = shape
+    st.numel = math.prod(shape)
+    st._ptr = ptr
 
 
 class UntypedStorage:

@@ -12,7 +12,9 @@ from . import layout
 from .device import CPU
 from .grad_state import ENABLED as _GRAD
 from .size import Size
-from .storage import Storage, TypedStorage, UntypedStorage
+from .storage import Storage, TypedStorage, UntypedStorage, fill
+
+_object_new = object.__new__
 
 
 class _TensorMeta(type):
@@ -417,11 +419,18 @@ def wrap(array, device=CPU, dtype=None):
     """A new tensor owning a new storage holding `array` (its natural shape)."""
     if dtype is None:
         dtype = dt._BY_NP[array.dtype]
-    t = object.__new__(Tensor)
-    size = array.shape
-    t._st = Storage(array, dtype, device)
+    size = tuple(array.shape)
+    return fresh(array, device, dtype, size, layout.contiguous_strides(size))
+
+
+def fresh(array, device, dtype, size, stride):
+    """`wrap` for an `array` whose dtype, size and (contiguous) strides are known."""
+    st = _object_new(Storage)
+    fill(st, array, dtype, device, size)
+    t = _object_new(Tensor)
+    t._st = st
     t._size = size
-    t._stride = layout.contiguous_strides(size)
+    t._stride = stride
     t._offset = 0
     t._natural = True
     t.dtype = dtype

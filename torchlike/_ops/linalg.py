@@ -136,13 +136,13 @@ def _matmul(a, b):
 
 
 @op(tensors=("input", "other"), promote=None, family=F,
-    dunders={"__matmul__": "fwd", "__rmatmul__": "rev", "__imatmul__": "inplace"},
-    inplace=False)
+    dunders={"__matmul__": "fwd", "__rmatmul__": "rev"}, inplace=False)
 def matmul(input, other):
     return _matmul(input, other)
 
 
 def _imatmul(self, other):
+    """`self @= other` (matmul has no in-place row: the product is written back)."""
     if not isinstance(other, Tensor):
         return NotImplemented
     from .registry import check_inplace

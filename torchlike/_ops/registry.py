@@ -27,6 +27,7 @@ from .._core.grad_state import ENABLED as _GRAD
 from .._core.autocast_state import ACTIVE as _AUTOCAST, HOOK as _AUTOCAST_HOOK
 from .._core.layout import has_internal_overlap, read_impl, write_impl
 from .._core.tensor import Tensor, wrap
+from . import fastpath
 
 OPS = {}          # name -> Op, every registered row
 FUNCTIONS = {}    # public torchlike.X callables
@@ -46,10 +47,15 @@ class Op:
     __slots__ = ("name", "impl", "pointwise", "promote", "params", "names", "tensors", "lists",
                  "scalars", "promoted", "returns", "kernels", "dtypes", "family", "differentiable",
                  "nondiff_outputs", "check", "plan", "aliases", "divisor", "divisor_when",
-                 "autograd", "defaults")
+                 "autograd", "defaults", "fast")
 
     def __repr__(self):
         return f"<op {self.name}>"
+
+    def forget_dtypes(self):
+        """Drop what depends on the default dtype (promotion results, the cached path's)."""
+        self.dtypes.clear()
+        self.fast.clear()
 
 
 def _promotion(row, psig):
@@ -399,10 +405,11 @@ def _wrap_one(o, device):
     return o
 
 
-def call(row, args, out=None):
+def call(row, args, out=None, key=None):
     """The function/method variant: new tensors, or written into `out`. When an operand
     requires grad (and grad mode is on) the outputs get a node of the autograd graph. Inside
-    an autocast region, autocast's cast of the operands comes first (not for `out=`)."""
+    an autocast region, autocast's cast of the operands comes first (not for `out=`).
+    `key`: the generated code's cache key for these arguments (see `fastpath`)."""
     if _AUTOCAST[0] and out is None:
         args = _AUTOCAST_HOOK[0](row, args)
     k, dyn, device, tracked = prepare(row, args)
@@ -419,6 +426,8 @@ def call(row, args, out=None):
         t = wrap(res, device or _CPU)
         if tracked:
             _record(row, k, dyn, tracked, (t,), True, args)
+        elif key is not None and device is not None:
+            fastpath.remember(row, key, k, res, args)
         return t
     result = _wrap_out(row, res, device)
     if tracked:
@@ -460,9 +469,9 @@ def _pairs(tracked):
     return [(i, t) for i, t, _ in tracked[:-1]]
 
 
-def call_inplace(row, args):
+def call_inplace(row, args, key=None):
     """The in-place variant: compute, check, then write through `args[0]`'s storage. On a
-    strided view of a JAX buffer, read-compute-write is one fused kernel."""
+    strided view of a JAX buffer, read-compute-write is one fused kernel. `key`: as `call`'s."""
     self = args[0]
     st = self._st
     if _GRAD[0] and _any_requires_grad(args):
@@ -480,6 +489,8 @@ def call_inplace(row, args):
         if row.divisor is not None:
             _check_integer_divisor(row, args)
         self._assign(res)
+        if key is not None and type(res) is _ARRAY and not _DONATE:
+            fastpath.remember(row, key, k, res, args)
         return self
     if has_internal_overlap(self._size, self._stride):
         raise RuntimeError("unsupported operation: more than one element of the written-to "
@@ -675,7 +686,8 @@ def _signature_source(fn, extra_kwonly=(), optional=()):
 
 
 def _make(name, params_src, body, namespace):
-    src = f"def {name}({params_src}):\n    return {body}\n"
+    """A function `name(params_src)` whose body is the source lines `body`."""
+    src = f"def {name}({params_src}):\n" + "".join(f"    {line}\n" for line in body)
     ns = dict(namespace)
     exec(src, ns)  # noqa: S102 - generated from the op table's own signatures
     return ns[name]
@@ -714,6 +726,7 @@ def op(name=None, *, pointwise=False, promote="default", tensors=None, lists=(),
         row.returns = returns
         row.kernels = {}
         row.dtypes = {}
+        row.fast = {}
         row.family = family
         row.differentiable = differentiable
         row.nondiff_outputs = nondiff_outputs
@@ -781,18 +794,19 @@ def _generate(row, method, function, inplace, out, dunders, aliases, method_only
     params, defaults, names = _signature_source(row.impl, ((("out", None),) if out else ()) +
                                                 extra, np_names)
     ns = dict(defaults, _row=row, _call=call, _call_inplace=call_inplace, _UNSET=_UNSET,
-              _either=_either)
-    argtuple = "(" + "".join(
-        (f"_either({n}, {np_names[n]}, _row, '{n}'), " if n in required else
-         f"({n} if {np_names[n]} is _UNSET else {np_names[n]}), ") if n in np_names else
-        n + ", " for n in row.names) + ")"
-    fn = _make(row.name, params, f"_call(_row, {argtuple}{', out' if out else ''})", ns)
+              _either=_either, **_GENERATED_NS, **fastpath.namespace(row))
+    # a NumPy spelling given (`axis=1`) stands for the PyTorch one (`dim=1`)
+    prologue = [f"{n} = _either({n}, {a}, _row, '{n}')" if n in required else
+                f"{n} = {n} if {a} is _UNSET else {a}" for n, a in np_names.items()]
+    exprs = list(row.names)
+    fn = _make(row.name, params, _body(row, prologue, exprs, "call", out), ns)
     fn.__doc__ = f"Mirrors `torch.{row.name}`."
     fn.__qualname__ = row.name
     meth = fn
     if out:
         mparams, mdefaults, _ = _signature_source(row.impl, extra, np_names)
-        meth = _make(row.name, mparams, f"_call(_row, {argtuple})", dict(mdefaults, **ns))
+        meth = _make(row.name, mparams, _body(row, prologue, exprs, "call"),
+                     dict(ns, **mdefaults))
         meth.__doc__ = f"Mirrors `Tensor.{row.name}`."
     if function:
         for n in (row.name,) + tuple(aliases):
@@ -800,11 +814,10 @@ def _generate(row, method, function, inplace, out, dunders, aliases, method_only
     if method:
         for n in (row.name,) + tuple(aliases) + tuple(method_only_aliases):
             METHODS[n] = meth
-    ip = None
     if inplace:
         iparams, idefaults, _ = _signature_source(row.impl, extra, np_names)
-        ip = _make(row.name + "_", iparams, f"_call_inplace(_row, {argtuple})",
-                   dict(idefaults, **ns))
+        ip = _make(row.name + "_", iparams, _body(row, prologue, exprs, "inplace"),
+                   dict(ns, **idefaults))
         ip.__doc__ = f"Mirrors `Tensor.{row.name}_`."
         for n in (row.name,) + tuple(aliases) + tuple(method_only_aliases):
             METHODS[n + "_"] = ip
@@ -812,43 +825,53 @@ def _generate(row, method, function, inplace, out, dunders, aliases, method_only
             for n in (row.name,) + tuple(aliases):
                 FUNCTIONS[n + "_"] = ip
     for dunder, mode in dunders.items():
-        METHODS[dunder] = _dunder(meth, ip, mode)
+        assert not np_names and (mode != "inplace" or inplace), row.name
+        METHODS[dunder] = _dunder(row, dunder, mode, ns)
 
 
-def _dunder(fn, ip, mode):
-    if mode == "fwd":
-        def d(self, other):
-            if not isinstance(other, (Tensor,) + _NUMBER):
-                return NotImplemented
-            return fn(self, other)
-    elif mode == "fwd_ndarray":  # PyTorch's `t == ndarray` compares with the array as a tensor
-        def d(self, other):
-            if isinstance(other, np.ndarray):
-                other = FUNCTIONS["as_tensor"](other)
-            if not isinstance(other, (Tensor,) + _NUMBER):
-                return NotImplemented
-            return fn(self, other)
-    elif mode == "rev_div":  # PyTorch's __rdiv__: `self.reciprocal() * other`, so an ndarray
-        def d(self, other):  # on the left multiplies through NumPy (`ndarray / t` is a Tensor)
-            if isinstance(other, np.ndarray):
-                return FUNCTIONS["reciprocal"](self) * other
-            if not isinstance(other, (Tensor,) + _NUMBER):
-                return NotImplemented
-            return fn(other, self)
-    elif mode == "rev":
-        def d(self, other):
-            if not isinstance(other, (Tensor,) + _NUMBER):
-                return NotImplemented
-            return fn(other, self)
-    elif mode == "inplace":
-        def d(self, other):
-            if not isinstance(other, (Tensor,) + _NUMBER):
-                return NotImplemented
-            return ip(self, other)
-    else:
-        def d(self):
-            return fn(self)
-    return d
+def _body(row, prologue, exprs, mode, out=False):
+    """Source lines of a generated function: the cached path (see `fastpath`), then the
+    dispatcher, told the key its answer may be stored under."""
+    args = "(" + "".join(e + ", " for e in exprs) + ")"
+    if not fastpath.eligible(row):
+        tail = f"_call(_row, {args}{', out' if out else ''})" if mode == "call" else \
+            f"_call_inplace(_row, {args})"
+        return prologue + [f"return {tail}"]
+    guard = "True" if mode == "inplace" else \
+        "out is None and not _AUTOCAST[0]" if out else "not _AUTOCAST[0]"
+    tail = f"_call(_row, {args}, {'out' if out else 'None'}, key)" if mode == "call" else \
+        f"_call_inplace(_row, {args}, key)"
+    return prologue + fastpath.source(row, exprs, mode, guard) + [f"return {tail}"]
+
+
+# Operator dunders: (parameters, how they fill the row's first parameters, prologue, whether an
+# unsupported `other` returns NotImplemented, dispatch mode)
+_DUNDERS = {
+    "fwd": ("self, other", ("self", "other"), [], True, "call"),
+    # PyTorch's `t == ndarray` compares with the array as a tensor
+    "fwd_ndarray": ("self, other", ("self", "other"),
+                    ["if isinstance(other, _ndarray):",
+                     "    other = _FUNCTIONS['as_tensor'](other)"], True, "call"),
+    # PyTorch's __rdiv__: `self.reciprocal() * other`, so an ndarray on the left multiplies
+    # through NumPy (`ndarray / t` is a Tensor)
+    "rev_div": ("self, other", ("other", "self"),
+                ["if isinstance(other, _ndarray):",
+                 "    return _FUNCTIONS['reciprocal'](self) * other"], True, "call"),
+    "rev": ("self, other", ("other", "self"), [], True, "call"),
+    "inplace": ("self, other", ("self", "other"), [], True, "inplace"),
+    "unary": ("self", ("self",), [], False, "call"),
+}
+
+
+def _dunder(row, name, mode, ns):
+    """An operator dunder: the row's method on (self, other), the other parameters at their
+    defaults, generated with the cached path inline (no extra call frame)."""
+    params, first, prologue, operand_check, dispatch = _DUNDERS.get(mode, _DUNDERS["unary"])
+    exprs = list(first) + [f"_d_{n}" for n in row.names[len(first):]]
+    body = _body(row, prologue, exprs, dispatch)
+    if operand_check:  # after the cached path, which only ever matches tensors and numbers
+        body[-1:-1] = ["if not isinstance(other, _OPERAND):", "    return NotImplemented"]
+    return _make(name, params, body, ns)
 
 
 def takes_dtype(fn, name=None):
@@ -899,6 +922,13 @@ def function(name=None, *, method=True, function=True, aliases=(), family="misc"
     def register(fn):
         return publish(fn, name, method=method, function=function, aliases=aliases)
     return register
+
+
+# what every generated function's code reads
+_GENERATED_NS = {"_AUTOCAST": _AUTOCAST, "_GRAD": _GRAD, "_reg": sys.modules[__name__],
+                 "_check_integer_divisor": _check_integer_divisor,
+                 "_OPERAND": (Tensor,) + _NUMBER, "_ndarray": np.ndarray,
+                 "_FUNCTIONS": FUNCTIONS}
 
 
 def install():
