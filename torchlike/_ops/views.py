@@ -38,7 +38,7 @@ def _dims_arg(args):
     """`f(2, 3)`, `f((2, 3))`, `f([2, 3])` and `f(torch.Size([2, 3]))` all mean (2, 3)."""
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = args[0]
-    return tuple(operator.index(a) for a in args)
+    return tuple(map(operator.index, args))
 
 
 def view_op(name=None, *, method=True, function=True, inplace=False, aliases=(),
@@ -121,8 +121,10 @@ def view(self, *shape):
     if len(shape) == 1 and not isinstance(shape[0], (tuple, list, int)) and \
             hasattr(shape[0], "itemsize"):
         return _view_dtype(self, shape[0])
-    size = _infer_size(_dims_arg(shape), self.numel())
-    stride = layout.compute_view_stride(self._size, self._stride, size)
+    size = _infer_size(_dims_arg(shape), math.prod(self._size))
+    # a natural tensor is contiguous: PyTorch's computeStride gives the contiguous strides
+    stride = layout.contiguous_strides(size) if self._natural else \
+        layout.compute_view_stride(self._size, self._stride, size)
     if stride is None:
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
                            "least one dimension spans across two contiguous subspaces). Use "
@@ -190,15 +192,16 @@ def reinterpret(self, d, size, stride, offset):
 
 def _view_method(self, *shape, dtype=None):
     """Mirrors `Tensor.view(*shape)` and `Tensor.view(dtype)`."""
-    if dtype is not None or (len(shape) == 1 and isinstance(shape[0], (dt.dtype, type))):
-        d = dtype if dtype is not None else shape[0]
-        if type(d) is not dt.dtype:
-            if d not in dt.PY_TYPES:
-                raise _view_bad_arg(d)
-            d = dt.PY_TYPES[d]
-        return _view_dtype(self, d)
-    if len(shape) == 1 and not isinstance(shape[0], (int, np.integer, tuple, list, Tensor)):
-        raise _view_bad_arg(shape[0])
+    if dtype is not None or len(shape) == 1 and type(shape[0]) is not int:  # not x.view(-1)
+        if dtype is not None or isinstance(shape[0], (dt.dtype, type)):
+            d = dtype if dtype is not None else shape[0]
+            if type(d) is not dt.dtype:
+                if d not in dt.PY_TYPES:
+                    raise _view_bad_arg(d)
+                d = dt.PY_TYPES[d]
+            return _view_dtype(self, d)
+        if not isinstance(shape[0], (int, np.integer, tuple, list, Tensor)):
+            raise _view_bad_arg(shape[0])
     size, stride, offset = VIEW_OPS["view"](self, *shape)
     return make_view(self, size, stride, offset, "ViewBackward0")
 
