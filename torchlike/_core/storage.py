@@ -29,7 +29,8 @@ class Storage:
                  "shared", "__weakref__")
 
     def __init__(self, data, dtype, device, ptr=None):
-        fill(self, data, dtype, device, tuple(data.shape), ptr)
+        shape = tuple(data.shape)
+        fill(self, data, dtype, device, shape, math.prod(shape), ptr)
 
     @classmethod
     def from_numpy_flat(cls, flat, dtype, device, resizable=True):
@@ -74,9 +75,9 @@ class Storage:
         return self._np
 
 
-def fill(st, data, dtype, device, shape, ptr=None):
-    """Initialise storage `st` to hold `data` (of shape `shape`): `Storage.__init__`, also used
-    directly where the shape is known (no array reads)."""
+def fill(st, data, dtype, device, shape, numel, ptr=None):
+    """Initialise storage `st` to hold `data` (of shape `shape`, `numel` elements):
+    `Storage.__init__`, also used directly where the shape is known (no array reads)."""
     st._data = data
     st._np = None
     st.resizable = True
@@ -84,7 +85,7 @@ def fill(st, data, dtype, device, shape, ptr=None):
     st.dtype = dtype
     st.device = device
     st.shape = shape
-    st.numel = math.prod(shape)
+    st.numel = numel
     st._ptr = ptr
 
 

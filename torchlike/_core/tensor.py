@@ -5,6 +5,8 @@ of the storage through a cached jitted layout kernel (free when the tensor cover
 the storage's own shape) and written back the same way, so every alias sees every write.
 Op methods (`add`, `add_`, `__add__`, ...) are attached by `torchlike._ops.registry`.
 """
+import math
+
 import numpy as np
 
 from . import dtype as dt
@@ -420,13 +422,14 @@ def wrap(array, device=CPU, dtype=None):
     if dtype is None:
         dtype = dt._BY_NP[array.dtype]
     size = tuple(array.shape)
-    return fresh(array, device, dtype, size, layout.contiguous_strides(size))
+    return fresh(array, device, dtype, size, layout.contiguous_strides(size), math.prod(size))
 
 
-def fresh(array, device, dtype, size, stride):
-    """`wrap` for an `array` whose dtype, size and (contiguous) strides are known."""
+def fresh(array, device, dtype, size, stride, numel):
+    """`wrap` for an `array` whose dtype, size, (contiguous) strides and element count are
+    known."""
     st = _object_new(Storage)
-    fill(st, array, dtype, device, size)
+    fill(st, array, dtype, device, size, numel)
     t = _object_new(Tensor)
     t._st = st
     t._size = size

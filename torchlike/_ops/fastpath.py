@@ -12,6 +12,8 @@ common call costs a few attribute reads and one dict lookup.
 The key never holds a value that is traced (a number's value, a tensor's elements), so this
 cache adds no kernels: it only remembers the dispatcher's answers.
 """
+import math
+
 from .._core import dtype as dt
 from .._core.layout import contiguous_strides
 from .._core.tensor import Tensor, fresh
@@ -25,8 +27,8 @@ DEFAULT = "default"   # key part of a scalar argument equal to its parameter's d
 
 
 class Entry(tuple):
-    """(kernel, result dtype, size, stride, fits_first): `fits_first` when the result can be
-    written straight into the first operand's buffer (same dtype and size)."""
+    """(kernel, result dtype, size, stride, numel, fits_first): `fits_first` when the result
+    can be written straight into the first operand's buffer (same dtype and size)."""
 
     __slots__ = ()
 
@@ -49,7 +51,7 @@ def remember(row, key, k, res, args):
     fits = isinstance(first, Tensor) and first.dtype is dtype and first._size == size
     if len(row.fast) > 4096:  # shapes that never come back
         row.fast.clear()
-    row.fast[key] = Entry((k, dtype, size, contiguous_strides(size), fits))
+    row.fast[key] = Entry((k, dtype, size, contiguous_strides(size), math.prod(size), fits))
 
 
 def _plain_static(v):
@@ -91,7 +93,7 @@ def source(row, exprs, mode, guard):
              "    key = None",
              "    break"]
     if mode == "inplace":
-        body += ["if e is None or not e[4]:", "    break"]
+        body += ["if e is None or not e[5]:", "    break"]
     else:
         body += ["if e is None:", "    break"]
     body.append("res = e[0](" + ", ".join(f"({o})" for o in operands) + ")")
@@ -100,7 +102,7 @@ def source(row, exprs, mode, guard):
     if mode == "inplace":
         body += ["s0._data = res", f"{exprs[0]}._vc[0] += 1", f"return {exprs[0]}"]
     else:
-        body.append("return _fresh(res, dev, e[1], e[2], e[3])")
+        body.append("return _fresh(res, dev, e[1], e[2], e[3], e[4])")
     return lines + ["    " + b for b in body]
 
 
@@ -147,7 +149,6 @@ def _scalar_slot(j, v, row):
 
 def namespace(row):
     """Names the generated code reads, besides the registry's own."""
-    import math
     ns = {"_T": Tensor, "_PYNUM": _PYNUM, "_DEFAULT": DEFAULT, "_fast_get": row.fast.get,
           "_copysign": math.copysign, "_fresh": fresh}
     for j, d in enumerate(row.defaults):
