@@ -347,7 +347,8 @@ def _device_scalar(v):
         _SEEN[key] = n
         # a NumPy scalar has the same abstract value as the cached array: one compiled program
         return _NP_SCALAR[type(v)](v)
-    if tracing():
+    if tracing() or (not v and type(v) is not int and type(v) is not bool):
+        # a float or complex zero is never cached: its key also matches the other signed zero
         return _NP_SCALAR[type(v)](v)
     if len(_SCALARS) > 4096:
         _SCALARS.clear()
