@@ -139,6 +139,7 @@ def _scalar_slot(j, v, row):
         cond = f"type({v}) is _dc{j} and {v} == _dv{j}"
         if type(d) is float and d == 0.0:  # -0.0 is not the default 0.0
             cond += f" and _copysign(1.0, {v}) == _copysign(1.0, _dv{j})"
+        cond = f"{v} is _dv{j} or {cond}"  # the argument left out: the default object itself
         lines += [f"if {cond}:", f"    d{j} = None", f"    k{j} = _DEFAULT",
                   f"elif type({v}) in _PYNUM:"]
     else:
