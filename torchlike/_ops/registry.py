@@ -372,10 +372,11 @@ def _constant_operand(row, v):
 
 
 def is_default(v, default):
-    """True when scalar argument `v` is its parameter's default (same type and value, the sign
-    of a zero included): it then enters the kernel key as a constant instead of an operand,
-    at most one more kernel per signature, never one per value."""
-    return type(v) is type(default) and v == default and \
+    """True when scalar argument `v` is its parameter's default (the default object itself, or
+    the same type and value, the sign of a zero included; the cached path tests the same): it
+    then enters the kernel key as a constant instead of an operand, at most one more kernel per
+    signature, never one per value."""
+    return v is default or type(v) is type(default) and v == default and \
         (type(v) is not float or v != 0.0 or math.copysign(1.0, v) == math.copysign(1.0, default))
 
 
