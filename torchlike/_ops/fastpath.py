@@ -79,6 +79,10 @@ def source(row, exprs, mode, guard):
             parts += [f"k{j}", f"z{j}"]
             operands.append(f"d{j}" if row.promote is None else
                             f"d{j} if z{j} is not None else _reg._device_scalar(d{j})")
+        elif kind == _S and v == f"_d_{name}" and type(row.defaults[j]) in (bool, int, float):
+            # an operator dunder passes the parameter's default itself: a kernel constant
+            parts.append("_DEFAULT")
+            operands.append("None")
         elif kind == _S:
             body += _scalar_slot(j, v, row)
             parts.append(f"k{j}")
