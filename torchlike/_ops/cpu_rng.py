@@ -252,3 +252,17 @@ def cauchy(eng, n, npdt, median, sigma):
     """`cauchy_`: `median + sigma * tan(pi * (u - 0.5))`."""
     return _round(median + sigma * _libm("tan", math.pi * (_unit53(eng.words64(n)) - 0.5)),
                   npdt)
+
+
+def multinomial_with_replacement(eng, probs, num_samples):
+    """`multinomial(replacement=True)` on rows of `probs` (float32, or float64): each row's
+    running sums (accumulated in order, in the rows' dtype) divided by its total, the last set
+    to 1; each sample is the first slot whose sum reaches a uniform double, rows drawn in
+    order."""
+    out = np.empty((probs.shape[0], num_samples), np.int64)
+    for i, row in enumerate(probs):
+        cum = np.cumsum(row, dtype=row.dtype)
+        cum = cum / cum[-1]
+        cum[-1] = 1
+        out[i] = np.searchsorted(cum.astype(np.float64), _unit53(eng.words64(num_samples)))
+    return out

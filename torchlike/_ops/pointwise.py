@@ -164,7 +164,30 @@ def fmod(input, other):
 def _pow_impl(input, exponent):
     if jnp.issubdtype(input.dtype, jnp.integer):
         return _int_pow(input, exponent)
+    if jnp.issubdtype(input.dtype, jnp.complexfloating) and jnp.ndim(exponent) == 0:
+        return _complex_pow_scalar(input, exponent)
     return _gf.pow(input, exponent)
+
+
+def _complex_pow_scalar(z, e):
+    """Complex `z ** e` for one exponent as PyTorch's CPU kernel computes it: exponents 1, 2, 3,
+    -1 and -2 by multiplication and reciprocal, ±0.5 through sqrt, the rest through exp/log
+    (`(1j) ** 2` is exactly -1). The exponent stays traced: one kernel whatever its value."""
+    sq, root = z * z, jnp.sqrt(z)
+    special = ((1, z), (2, sq), (3, sq * z), (-1, 1 / z), (-2, 1 / sq), (0.5, root),
+               (-0.5, 1 / root))
+    out = _gf.pow(z, e)
+    for value, result in special:
+        out = jnp.where(e == value, result, out)
+    return out
+
+
+def _lgamma(x):
+    """`jsp.gammaln` exactly 0 at 1 and 2, as C's lgamma (XLA's float32 approximation gives
+    4.8e-7 at 1, which also turns the whole tensor's printing scientific); the gradient
+    stays digamma."""
+    r = jsp.gammaln(x)
+    return r - lax.stop_gradient(jnp.where((x == 1) | (x == 2), r, jnp.zeros((), r.dtype)))
 
 
 def _int_pow(base, exp):
@@ -332,7 +355,7 @@ _FLOAT_UNARY = {
     "asinh": jnp.arcsinh, "acosh": jnp.arccosh, "atanh": jnp.arctanh, "exp": jnp.exp,
     "exp2": jnp.exp2, "expm1": jnp.expm1, "log": jnp.log, "log2": jnp.log2, "log10": jnp.log10,
     "log1p": jnp.log1p, "sqrt": jnp.sqrt, "rsqrt": lax.rsqrt, "sigmoid": jax.nn.sigmoid,
-    "erf": jsp.erf, "erfc": jsp.erfc, "erfinv": jsp.erfinv, "lgamma": jsp.gammaln,
+    "erf": jsp.erf, "erfc": jsp.erfc, "erfinv": jsp.erfinv, "lgamma": _lgamma,
     "digamma": lambda x: jnp.where(x == 0, jnp.copysign(jnp.inf, -x), jsp.digamma(x)), "i0": jsp.i0, "sinc": jnp.sinc, "reciprocal": lambda x: 1 / x,
     "deg2rad": jnp.deg2rad, "rad2deg": jnp.rad2deg,
 }

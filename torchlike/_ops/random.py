@@ -7,7 +7,7 @@ A CPU `Generator` is PyTorch's: a Mersenne Twister whose words are turned into n
 PyTorch's CPU kernels turn them (`cpu_rng`), so a seed gives PyTorch's numbers, and its state
 tensor is PyTorch's 5056 bytes. The samplers run on the host, in NumPy, as PyTorch's do.
 
-Draws a CPU engine does not reproduce (`multinomial`, `poisson`), draws from CUDA generators,
+Draws a CPU engine does not reproduce (`poisson`), draws from CUDA generators,
 and draws inside a `torchlike.compile`d program derive a threefry key from a (seed, counter)
 pair instead; the key enters a jitted sampling kernel (cached per kind/shape/dtype) as a traced
 argument, as do the distribution parameters, so new seeds, draws and parameter values compile
@@ -703,11 +703,31 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     if v.size and np.any(v.sum(-1) <= 0):
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     rows = v.shape[0]
-    arr = _sample("multinomial", (rows, n), dt.int64, input.device, generator, input._value(),
-                  statics=(int(num_samples), bool(replacement)))
+    g = _gen(generator, input.device)
+    if g._engine is not None and not KEYED[0]:
+        arr = _multinomial_cpu(input.detach(), int(num_samples), replacement, g, generator)
+    else:
+        arr = _sample("multinomial", (rows, n), dt.int64, input.device, generator,
+                      input._value(), statics=(int(num_samples), bool(replacement)))
     if input.dim() == 1:
         arr = arr.reshape(num_samples)
     return _finish(arr, dt.int64, input.device, False, out)
+
+
+def _multinomial_cpu(p, num_samples, replacement, g, generator):
+    """PyTorch's CPU multinomial on generator `g`'s engine: without replacement (or for one
+    sample) the exponential race (`p / Exp(1)` draws, then argmax or topk); with replacement one
+    uniform double per sample against the row's normalised cumulative sums."""
+    if not replacement or num_samples == 1:
+        q = FUNCTIONS["empty_like"](p).exponential_(1, generator=generator)
+        race = p / q
+        idx = race.argmax(-1, keepdim=True) if num_samples == 1 else \
+            FUNCTIONS["topk"](race, num_samples).indices
+        return idx._value()
+    acc = np.float64 if p.dtype is dt.float64 else np.float32
+    rows = np.asarray(p._value()).astype(acc).reshape(-1, p._size[-1])
+    out = cpu_rng.multinomial_with_replacement(g._host(), rows, num_samples)
+    return jnp.asarray(out.reshape(p._size[:-1] + (num_samples,)))
 
 
 def poisson(input, generator=None):

@@ -257,12 +257,34 @@ def _std_mean_row(input, dim=None, unbiased=None, keepdim=False, *, correction=N
     return _gf.sqrt0(v), m
 
 
+def _no_degrees_of_freedom(input, dim, unbiased, correction):
+    """Whether the reduced count minus the correction is <= 0 (PyTorch warns, the result is
+    nan or inf); False where the arguments are bad (the kernel raises PyTorch's error)."""
+    if not isinstance(input, Tensor):
+        return False
+    c = correction if correction is not None else (0 if unbiased is False else 1)
+    size = input._size
+    try:
+        dims = () if dim is None else (dim,) if isinstance(dim, int) else tuple(dim)
+        n = math.prod(size[_wrap_dim(d, len(size))] for d in dims) if dims and size else \
+            math.prod(size)
+        return n - c <= 0
+    except (TypeError, IndexError, RuntimeError):
+        return False
+
+
 def _var_front(name, method):
     row = OPS[name]
 
     def fn(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
         if isinstance(dim, (bool, np.bool_)):
             unbiased, dim = bool(dim), None
+        if _no_degrees_of_freedom(input, dim, unbiased, correction):
+            import warnings
+            warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly "
+                          f"less than the reduction factor (input numel divided by output "
+                          f"numel). (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/"
+                          f"native/ReduceOps.cpp:1861.)", UserWarning, stacklevel=2)
         return call(row, (input, dim, unbiased, keepdim, correction), out)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Mirrors `torch.{name}` (dim, unbiased / correction, keepdim)."

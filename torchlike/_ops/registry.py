@@ -22,6 +22,7 @@ import jax
 import numpy as np
 
 from .._core import dtype as dt
+from .._core import frames
 from .._core.device import CPU as _CPU
 from .._core.grad_state import ENABLED as _GRAD
 from .._core.autocast_state import ACTIVE as _AUTOCAST, HOOK as _AUTOCAST_HOOK
@@ -763,14 +764,17 @@ def _either(v, np_v, row, name):
 def numpy_names(fn, name=None):
     """`fn` (a Python-level frontend taking `dim`/`keepdim`) also taking PyTorch's NumPy
     spellings `axis=` and `keepdims=`, as the op table's generated functions do."""
-    n = name or fn.__name__
+    ns = {"fn": fn, "n": name or fn.__name__, "from_numpy_names": from_numpy_names}
+    # invisible to `warnings`: a warning `fn` raises names the user's line, as PyTorch's does
+    return functools.wraps(fn)(frames.define(_NUMPY_NAMES_WRAPPER, ns, "with_numpy_names"))
 
-    @functools.wraps(fn)
-    def with_numpy_names(*args, **kwargs):
-        if kwargs and ("axis" in kwargs or "keepdims" in kwargs):
-            kwargs = from_numpy_names(kwargs, n)
-        return fn(*args, **kwargs)
-    return with_numpy_names
+
+_NUMPY_NAMES_WRAPPER = """
+def with_numpy_names(*args, **kwargs):
+    if kwargs and ("axis" in kwargs or "keepdims" in kwargs):
+        kwargs = from_numpy_names(kwargs, n)
+    return fn(*args, **kwargs)
+"""
 
 
 def from_numpy_names(kwargs, name):

@@ -1,0 +1,115 @@
+"""Differential tests for behaviours found by running unseen tutorial-style scripts under both
+libraries (2026-11-27): seeded multinomial draws, exact lgamma zeros, complex integer powers,
+the degrees-of-freedom warning of std/var."""
+import warnings
+
+import numpy as np
+import pytest
+
+from harness import check, same_repr
+
+
+# ---- multinomial: PyTorch's CPU draws, and the generator state they leave --------------------
+
+@pytest.mark.parametrize("seed", [0, 7, 42])
+@pytest.mark.parametrize("case", [
+    ("1-D, with replacement", lambda t: t.multinomial(t.tensor([.1, .2, .7]), 5, True)),
+    ("1-D, without", lambda t: t.multinomial(t.tensor([.1, .2, .3, .4]), 3)),
+    ("one sample", lambda t: t.multinomial(t.tensor([.1, .2, .3, .4]), 1)),
+    ("2-D, zero weight", lambda t: t.multinomial(t.tensor([[.1, 0., .3, .4], [1., 2., 3., 0.]]),
+                                                 6, replacement=True)),
+    ("2-D, without", lambda t: t.multinomial(t.tensor([[.1, 0., .3, .4], [1., 2., 3., .5]]), 3)),
+    ("float64 rows", lambda t: t.multinomial(t.rand(3, 50, dtype=t.float64), 20, True)),
+    ("float16", lambda t: t.multinomial(t.rand(50, dtype=t.float16), 20, True)),
+    ("float16, without", lambda t: t.multinomial(t.rand(50, dtype=t.float16), 10)),
+    ("softmax rows", lambda t: t.multinomial(t.softmax(t.randn(2, 65), -1), num_samples=1)),
+    ("method", lambda t: t.tensor([3., 1., 0.5]).multinomial(4, replacement=True)),
+], ids=lambda c: c[0] if isinstance(c, tuple) else None)
+def test_multinomial_draws_pytorchs_numbers(case, seed):
+    def draw(torch):
+        torch.manual_seed(seed)
+        return case[1](torch), torch.rand(3)  # the generator is left where PyTorch's is
+    check(draw)
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_multinomial_with_a_generator_and_out(seed):
+    def draw(torch):
+        g = torch.Generator().manual_seed(seed)
+        out = torch.empty(0, dtype=torch.long)
+        torch.multinomial(torch.tensor([1., 2.]), 4, True, generator=g, out=out)
+        return out, torch.multinomial(torch.tensor([.1, .2, .7]), 8, True, generator=g), \
+            torch.rand(2, generator=g)
+    check(draw)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_weighted_sampler_and_categorical_sample(seed):
+    def draw(torch):
+        WeightedRandomSampler = torch.utils.data.WeightedRandomSampler
+        torch.manual_seed(seed)
+        order = list(WeightedRandomSampler([0.1, 0.9, 0.4, 0.7], 10))
+        no_repl = list(WeightedRandomSampler([0.1, 0.9, 0.4, 0.7], 3, replacement=False))
+        d = torch.distributions.Categorical(probs=torch.tensor([0.2, 0.3, 0.5]))
+        return order, no_repl, d.sample((10,)), torch.rand(2)
+    check(draw)
+
+
+# ---- exact special values -------------------------------------------------------------------
+
+@pytest.mark.parametrize("expr", [
+    "torch.lgamma(torch.tensor([0.5, 1., 2., 3.]))",
+    "torch.special.gammaln(torch.tensor([1., 2.], dtype=torch.float64))",
+    "torch.tensor([1., 2., 2.5]).lgamma_()",
+])
+def test_lgamma_is_exactly_zero_at_one_and_two(expr):
+    same_repr(lambda torch: eval(expr, {"torch": torch}))
+
+
+def test_lgamma_gradient_at_one_and_two():
+    def grad(torch):
+        x = torch.tensor([1., 2., 2.5], requires_grad=True)
+        torch.lgamma(x).sum().backward()
+        return x.grad
+    check(grad)
+
+
+@pytest.mark.parametrize("e", [-3, -2, -1, -0.5, 0, 1, 0.5, 2, 3, 4, 2.0, 1.5])
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_power_of_a_scalar_as_pytorch_computes_it(e, dtype):
+    same_repr(lambda torch: torch.tensor([1j, 1 + 1j, 1e-5 + 1e5j, 100 + 1j, 3 - 2j],
+                                         dtype=getattr(torch, dtype)) ** e)
+
+
+@pytest.mark.parametrize("expr", ["z ** 2", "torch.pow(z, 2)", "z.pow(-2)", "z.clone().pow_(3)",
+                                  "z.sqrt() ** 2", "2 ** z"])
+def test_complex_power_forms(expr):
+    same_repr(lambda torch: eval(expr, {"torch": torch, "z": torch.tensor([1j, 2 + 0j, 1 + 1j])}))
+
+
+def test_complex_square_gradient():
+    def grad(torch):
+        z = torch.tensor([1 + 1j, 2 - 1j], dtype=torch.complex128, requires_grad=True)
+        (z ** 2).abs().sum().backward()
+        return z.grad
+    check(grad)
+
+
+# ---- std/var: the degrees-of-freedom warning, at the caller's line ---------------------------
+
+def _recorded(fn):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        r = fn()
+    return r, [(x.category.__name__, str(x.message), x.filename == __file__) for x in w]
+
+
+@pytest.mark.parametrize("expr", [
+    "torch.tensor([1.]).std()", "torch.ones(1, 3).var(dim=0)", "torch.ones(3).var(correction=3)",
+    "torch.std_mean(torch.ones(3), correction=5)", "torch.var_mean(torch.ones(1, 2), 0)",
+    "torch.ones(0).var()", "torch.ones(3).var(correction=2)", "torch.ones(2, 1).var(1, True)",
+    "torch.ones(2, 1).std(dim=(1,), keepdim=True)", "torch.ones(4, 1).var(axis=1)",
+    "torch.ones(2, 3).var(unbiased=False)", "torch.var(torch.ones(1, dtype=torch.float64), False)",
+])
+def test_std_var_degrees_of_freedom_warning(expr):
+    check(lambda torch: _recorded(lambda: eval(expr, {"torch": torch})))
