@@ -241,6 +241,9 @@ def _bounds(expr):
 @pytest.mark.parametrize("args", MAKE)
 def test_make_tensor(args):
     def f(torch):
+        # the same generator state on both sides: a float16 draw from [-9, 9) can round up to 9
+        # (in PyTorch too), so which draws come out decides the `< high` test
+        torch.manual_seed(0)
         t = eval(f"torch.testing.make_tensor({args})", dict(torch=torch))
         if "exclude_zero" not in args:
             low, high = _bounds(args)

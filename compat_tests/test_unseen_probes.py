@@ -113,3 +113,64 @@ def _recorded(fn):
 ])
 def test_std_var_degrees_of_freedom_warning(expr):
     check(lambda torch: _recorded(lambda: eval(expr, {"torch": torch})))
+
+
+# ---- memory formats: torch.channels_last & co., and the layouts copies keep -----------------
+
+_X4 = "torch.arange(120.).reshape(2, 3, 4, 5)"
+
+
+@pytest.mark.parametrize("expr", [
+    "repr(torch.strided), repr(torch.contiguous_format), str(torch.channels_last)",
+    "repr(type(torch.strided)), repr(type(torch.preserve_format)), repr(torch.memory_format)",
+    "torch.channels_last == torch.contiguous_format, x.layout is torch.strided, repr((x.layout,))",
+    "pickle.loads(pickle.dumps(torch.channels_last)) is torch.channels_last",
+])
+def test_layout_and_memory_format_objects(expr):
+    import pickle
+    check(lambda torch: eval(expr, {"torch": torch, "pickle": pickle, "x": eval(_X4)}))
+
+
+@pytest.mark.parametrize("expr", [
+    "x.to(memory_format=torch.channels_last)",
+    "x.contiguous(memory_format=torch.channels_last)",
+    "x.clone(memory_format=torch.channels_last)",
+    "torch.empty(2, 3, 4, 5, memory_format=torch.channels_last).stride()",
+    "torch.zeros(2, 3, 4, 5, memory_format=torch.channels_last)",
+    "torch.ones(3, 4).to(memory_format=torch.channels_last)",
+    "torch.ones(3, 4).contiguous(memory_format=torch.channels_last)",
+    "torch.ones(3, 4).t().contiguous(memory_format=torch.preserve_format)",
+    "torch.ones(3, 4).t().contiguous(memory_format=torch.contiguous_format)",
+    "torch.ones(3, 4).is_contiguous(memory_format=torch.channels_last)",
+    "torch.ones(1, 3, 1, 1).to(memory_format=torch.channels_last)",
+    "x.to(memory_format=torch.contiguous_format) is x",
+    "y.to(memory_format=torch.preserve_format) is y, y.float() is y",
+    "y.contiguous() is y, y.contiguous(memory_format=torch.channels_last) is y, y.contiguous()",
+    "y.is_contiguous(), y.is_contiguous(memory_format=torch.channels_last), y._base is None",
+    "y.clone(), y.clone(memory_format=torch.contiguous_format), torch.zeros_like(y)",
+    "y.to(torch.float64), y.double(), y.to(torch.int64)",
+    "torch.ones(3, 4).t().clone(), x[:, :, ::2].clone(), x.permute(0, 2, 3, 1).clone()",
+    "torch.zeros_like(x, memory_format=torch.channels_last)",
+    "torch.empty_like(y, memory_format=torch.contiguous_format).stride()",
+    "x.reshape(2, 3, 2, 2, 5).to(memory_format=torch.channels_last_3d)",
+    "(y * 2).sum(), y.reshape(2, 3, 20), y[0, 1], y.sum(dim=(2, 3))",
+])
+def test_memory_formats(expr):
+    def f(torch):
+        x = eval(_X4, {"torch": torch})
+        y = x.to(memory_format=torch.channels_last)
+        r = eval(expr, {"torch": torch, "x": x, "y": y})
+        return (r, r.stride()) if isinstance(r, torch.Tensor) else r
+    check(f)
+
+
+def test_memory_format_with_grad_and_modules():
+    def f(torch):
+        w = torch.arange(120., requires_grad=True).reshape(2, 3, 4, 5)
+        y = w.to(memory_format=torch.channels_last)
+        (y * y).sum().backward()
+        torch.manual_seed(0)
+        conv = torch.nn.Conv2d(3, 4, 3).to(memory_format=torch.channels_last)
+        out = conv(y.detach())
+        return y.stride(), w.grad, conv.weight.stride(), conv.bias.stride(), out
+    check(f, rtol=1e-5, atol=1e-4)

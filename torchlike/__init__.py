@@ -109,7 +109,9 @@ from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  
 from ._ops.creation import LEGACY_TYPES as _LEGACY  # noqa: E402
 
 globals().update(_LEGACY)
-strided = "torch.strided"
+from ._core.formats import (  # noqa: E402,F401
+    channels_last, channels_last_3d, contiguous_format, layout, memory_format, preserve_format,
+    strided)
 
 del _alias, _d
 

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from . import dtype as dt
-from . import layout
+from . import formats, layout
 from .device import CPU
 from .grad_state import ENABLED as _GRAD
 from .size import Size
@@ -99,7 +99,14 @@ class Tensor(metaclass=_TensorMeta):
         return self.numel() * self.dtype.itemsize
 
     def is_contiguous(self, memory_format=None):
-        return layout.is_contiguous(self._size, self._stride)
+        if memory_format is None or memory_format is formats.contiguous_format or \
+                memory_format is formats.preserve_format:
+            return layout.is_contiguous(self._size, self._stride)
+        try:
+            order = formats.dim_order(memory_format, len(self._size))
+        except RuntimeError:  # a channels-last format of another rank
+            return False
+        return formats.is_dense_in(self._size, self._stride, order)
 
     def data_ptr(self):
         """Mirrors `Tensor.data_ptr` (0 for a tensor with no elements, as PyTorch)."""
@@ -147,8 +154,7 @@ class Tensor(metaclass=_TensorMeta):
 
     @property
     def layout(self):
-        from .. import strided
-        return strided
+        return formats.strided
 
     def get_device(self):
         d = self._st.device

@@ -8,10 +8,12 @@ import numpy as np
 
 from .._core import device as dev
 from .._core import dtype as dt
+from .._core import formats as fmt
 from .._core import layout
 from .._core.casting import cast
 from .._core.grad_state import ENABLED as _GRAD
 from .._core.tensor import Tensor, wrap
+from .creation import relayout
 from .registry import FUNCTIONS, METHODS, OPS, publish, _check_broadcast
 
 
@@ -42,11 +44,26 @@ def _identity(a):
 
 
 def clone(input, *, memory_format=None):
-    """Mirrors `torch.clone`: a new storage with the same values (contiguous); differentiable."""
+    """Mirrors `torch.clone`: a new storage with the same values, laid out as `memory_format`
+    asks (by default a dense layout keeps its strides); differentiable (the copy is then
+    contiguous)."""
     if _GRAD[0] and input._requires_grad:
         from ..autograd.function import apply_jax
         return apply_jax(_identity, [input], "CloneBackward0")[0]
+    keep = _format_strides(input, memory_format)
+    if keep is not None:
+        return relayout(input, keep)
     return wrap(input._value(), input.device, input.dtype)
+
+
+def _format_strides(t, memory_format):
+    """The strides a copy of `t` in `memory_format` takes, or None for row-major ones."""
+    if memory_format is None or memory_format is fmt.preserve_format:
+        if t._natural or layout.is_contiguous(t._size, t._stride):
+            return None
+        return fmt.dense_strides(t._size, t._stride)
+    order = fmt.dim_order(memory_format, len(t._size))
+    return order and fmt.strides_for(t._size, order)
 
 
 def _to_device_array(a, d):
@@ -66,7 +83,9 @@ def _convert(self, dtype=None, device=None, copy=False):
     if _GRAD[0] and self._requires_grad and (dtype.is_floating_point or dtype.is_complex):
         from ..autograd.function import apply_jax
         return apply_jax(_to_fn(dtype, d), [self], "ToCopyBackward0", device=d)[0]
-    return wrap(_to_fn(dtype, d)(self._value()), d, dtype)
+    out = wrap(_to_fn(dtype, d)(self._value()), d, dtype)
+    keep = _format_strides(self, None)  # a dense layout is kept (preserve_format)
+    return out if keep is None else relayout(out, keep)
 
 
 @functools.lru_cache(maxsize=None)
@@ -106,7 +125,7 @@ def _parse_to(args, kwargs):
     device = kwargs.pop("device", None)
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
+    memory_format = kwargs.pop("memory_format", None)
     for a in args:
         if isinstance(a, dt.dtype):
             dtype = a
@@ -125,13 +144,19 @@ def _parse_to(args, kwargs):
                             f"({type(a).__name__})")
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
-    return dtype, device, copy
+    return dtype, device, copy, memory_format
 
 
 def to(self, *args, **kwargs):
     """Mirrors `Tensor.to(dtype | device | other, ...)`: `self` when nothing changes."""
-    dtype, device, copy = _parse_to(args, dict(kwargs))
-    return _convert(self, dtype, device, copy)
+    dtype, device, copy, memory_format = _parse_to(args, dict(kwargs))
+    out = _convert(self, dtype, device, copy)
+    if memory_format is None or memory_format is fmt.preserve_format:
+        return out
+    keep = _format_strides(out, memory_format)
+    if keep is None:  # contiguous_format
+        return out.contiguous()
+    return out if out._stride == keep else relayout(out, keep)
 
 
 def cpu(self, memory_format=None):

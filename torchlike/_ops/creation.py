@@ -16,7 +16,9 @@ import numpy as np
 
 from .._core import device as dev
 from .._core import dtype as dt
+from .._core import formats as fmt
 from .._core.device import CPU
+from .._core.grad_state import ENABLED as _GRAD
 from .._core.size import Size
 from .._core.storage import Storage
 from .._core.tensor import Tensor, _new, wrap
@@ -334,28 +336,30 @@ def _fill_dtype(value):
     return dt.get_default_dtype()
 
 
-def _dense_strides(size, stride):
-    """`stride` when the layout is non-overlapping and dense (what `preserve_format` keeps)."""
-    dims = sorted((i for i in builtins.range(len(size)) if size[i] != 1),
-                  key=lambda i: stride[i])
-    expect = 1
-    for i in dims:
-        if stride[i] != expect:
-            return None
-        expect *= size[i]
-    return tuple(stride)
+def relayout(t, stride):
+    """A new tensor holding `t`'s values laid out with the dense strides `stride`
+    (channels-last and preserve-format copies): its own storage, or, where `t` needs a
+    gradient, a view of a differentiable copy in that order."""
+    order = fmt.order_of(stride)
+    if t._requires_grad and _GRAD[0]:
+        inverse = tuple(sorted(builtins.range(len(order)), key=order.__getitem__))
+        return t.permute(order).contiguous().permute(inverse)
+    arr = jnp.transpose(t._value(), order)
+    return _new(Tensor, Storage(arr, t.dtype, t.device), t._size, tuple(stride), 0, [0], None)
 
 
 def _like(input, value, dtype, device, requires_grad, memory_format):
     """The `*_like` creators: same size; strides kept for dense inputs (preserve_format)."""
     dtype = dtype or input.dtype
     device = device if device is not None else input.device
-    keep = None
-    if memory_format is None or "preserve" in str(memory_format):
-        keep = _dense_strides(input._size, input._stride)
+    if memory_format is None or memory_format is fmt.preserve_format:
+        keep = fmt.dense_strides(input._size, input._stride)
+    else:
+        order = fmt.dim_order(memory_format, len(input._size))
+        keep = order and fmt.strides_for(input._size, order)
     if keep is None:
         return _filled(input._size, value, dtype, device, requires_grad)
-    order = sorted(builtins.range(len(keep)), key=lambda i: (-keep[i], i))
+    order = fmt.order_of(keep)
     base = _filled(tuple(input._size[i] for i in order), value, dtype, device, False)
     t = base.as_strided(input._size, keep)
     if requires_grad and not (dtype.is_floating_point or dtype.is_complex):
@@ -374,8 +378,13 @@ def _make_filled(name, value):
         if kw:
             raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kw))}'")
         size = _size_args(size, name)
-        return _out_or(_filled(size, value, dtype or dt.get_default_dtype(), device,
-                               requires_grad), out)
+        t = _filled(size, value, dtype or dt.get_default_dtype(), device, requires_grad)
+        if memory_format is not None:
+            if name != "empty":  # only `torch.empty` takes a memory format
+                raise TypeError(f"{name}() got an unexpected keyword argument 'memory_format'")
+            order = fmt.dim_order(memory_format, len(size))
+            t = relayout(t, fmt.strides_for(size, order)) if order else t
+        return _out_or(t, out)
     creator.__name__ = creator.__qualname__ = name
     creator.__doc__ = f"Mirrors `torch.{name}`."
 

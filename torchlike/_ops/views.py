@@ -13,6 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._core import formats as _fmt
 from .._core import dtype as dt
 from .._core import layout
 from .._core.grad_state import ENABLED as _GRAD
@@ -579,10 +580,13 @@ def ravel(input):
 
 
 def contiguous(self, memory_format=None):
-    """Mirrors `Tensor.contiguous`: `self` when already contiguous, else a contiguous copy."""
-    if self.is_contiguous():
+    """Mirrors `Tensor.contiguous`: `self` when already contiguous in `memory_format`, else a
+    copy laid out in it."""
+    if self.is_contiguous(memory_format=memory_format):
         return self
-    return self.clone()
+    if memory_format is _fmt.preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    return self.clone(memory_format=memory_format or _fmt.contiguous_format)
 
 
 def unbind(input, dim=0):

@@ -410,13 +410,15 @@ class Module:
         """Mirrors `Module.to(device | dtype | tensor)`: floating parameters and buffers change
         dtype, everything changes device."""
         from ..._ops.conversion import _parse_to
-        dtype, device, _ = _parse_to(args, dict(kwargs))
+        dtype, device, _, memory_format = _parse_to(args, dict(kwargs))
         if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
             raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but "
                             f"got desired dtype={dtype}")
 
         def convert(t):
             d = dtype if dtype is not None and (t.is_floating_point() or t.is_complex()) else None
+            if memory_format is not None and t.dim() in (4, 5):  # the weights of convolutions
+                return t.to(device=device, dtype=d, memory_format=memory_format)
             return t.to(device=device, dtype=d)
         return self._apply(convert)
 
