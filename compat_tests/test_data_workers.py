@@ -154,3 +154,75 @@ def test_multiprocessing_queue_carries_tensors_and_spawn_reports_errors():
             err = (e.error_index, str(e).split("\n")[2], str(e).rstrip().split("\n")[-1])
         return got, p.exitcode, err, mp.get_sharing_strategy(), callable(mp.Pool)
     check(f)
+
+
+_UNGUARDED = """
+import torch
+from torch.utils.data import DataLoader, Dataset, TensorDataset
+print("top of script")
+torch.manual_seed(0)
+
+
+class Squares(Dataset):
+    def __len__(self):
+        return 10
+
+    def __getitem__(self, i):
+        return torch.tensor([float(i)]), i * i
+
+
+X = torch.randn(30, 4)
+dl = DataLoader(TensorDataset(X), batch_size=8, shuffle=True, num_workers=2)
+for b, in dl:
+    print(b.shape, b[0])
+offset = 100          # defined after the first loop: sent with the function that reads it
+
+
+def make_collate(k):
+    def collate(batch):
+        return [y + k + offset for _, y in batch]
+    return collate
+
+
+loader = DataLoader(Squares(), batch_size=4, num_workers=2,
+                    collate_fn=lambda batch: [x for x, _ in batch])
+loader2 = DataLoader(Squares(), batch_size=3, num_workers=2, collate_fn=make_collate(5),
+                     worker_init_fn=lambda wid: torch.manual_seed(wid))
+for epoch in range(2):
+    for batch in loader:
+        print(epoch, batch)
+    print(list(loader2))
+print("done")
+"""
+
+
+def test_unguarded_script_with_workers_and_lambdas(tmp_path):
+    """A tutorial-style script with no `if __name__ == "__main__":` guard, lambdas and a
+    closure as collate_fn / worker_init_fn: PyTorch's fork-started workers run it; under the
+    drop-in runner it prints the same (each worker's re-run of the script is silent and stops
+    where the script starts workers)."""
+    script = tmp_path / "unguarded.py"
+    script.write_text(_UNGUARDED)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    run = lambda *a: subprocess.run([sys.executable, *a, str(script)], capture_output=True,  # noqa: E731
+                                    text=True, timeout=240, env=env, cwd=tmp_path)
+    theirs, ours = run(), run("-m", "torchlike")
+    assert theirs.returncode == 0, theirs.stderr
+    assert ours.returncode == 0, ours.stderr
+    assert (ours.stdout, ours.stderr) == (theirs.stdout, theirs.stderr)
+    assert ours.stdout.count("top of script") == 1 and ours.stdout.endswith("done\n")
+
+
+def test_unnamed_functions_reach_workers():
+    """Lambdas and nested functions (which pickle cannot name) as collate_fn reach the workers
+    by value, closures included (a module in a closure goes by name)."""
+    def f(torch):
+        scale = 3
+
+        def collate(batch):
+            return [int(x) * scale for x in batch]
+        a = list(_loader(torch, list(range(7)), 2, batch_size=3, collate_fn=collate))
+        b = list(_loader(torch, list(range(5)), 2, batch_size=2,
+                         collate_fn=lambda batch: torch.tensor(batch) + 1))
+        return a, b
+    check(f)

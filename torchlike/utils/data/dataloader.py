@@ -18,7 +18,7 @@ from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler, Sampler
 from ._utils import transfer
 from ._utils.collate import default_collate, default_convert
-from ._utils.context import start_server_early, worker_context
+from ._utils.context import WORKER_NAME, start_server_early, stop_replay_here, worker_context
 from ._utils.fetch import create_fetcher
 from ._utils.worker import (ERROR, ITER_END, RESUMED, MP_STATUS_CHECK_INTERVAL,
                             _worker_loop)
@@ -297,6 +297,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
     """Workers over pipes; see the module docstring."""
 
     def __init__(self, loader):
+        stop_replay_here()
         super().__init__(loader)
         self._prefetch_factor = loader.prefetch_factor
         if self._prefetch_factor <= 0:
@@ -313,7 +314,8 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         try:
             for i in range(self._num_workers):
                 mine, theirs = ctx.Pipe(duplex=True)
-                w = ctx.Process(target=_worker_loop, args=(theirs, payload, i), daemon=True)
+                w = ctx.Process(target=_worker_loop, args=(theirs, payload, i), daemon=True,
+                                name=f"{WORKER_NAME}-{i}")
                 w.start()
                 theirs.close()
                 self._workers.append(w)

@@ -5,10 +5,12 @@ rows). Sending a dataset to the workers, large tensors go through files in `/dev
 worker maps copy-on-write, instead of being pickled once per worker (PyTorch's fork start method
 shares them for free; torchlike starts workers without fork, see `context.py`)."""
 import atexit
+import importlib
 import io
 import os
 import pickle
 import tempfile
+import types
 import weakref
 
 import jax.numpy as jnp
@@ -16,6 +18,7 @@ import numpy as np
 
 from ...._core import dtype as dt
 from ...._core.tensor import Tensor, wrap
+from . import functions
 
 SHARE_MIN_BYTES = 1 << 20
 _SHM_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else None
@@ -102,6 +105,10 @@ class _Pickler(pickle.Pickler):
         self._owned = owned
 
     def reducer_override(self, obj):
+        if type(obj) is types.FunctionType:
+            return functions.reduce(obj)
+        if type(obj) is types.ModuleType:  # in a closure sent by value
+            return importlib.import_module, (obj.__name__,)
         if type(obj) is not Tensor or obj.device.type != "cpu":
             return NotImplemented
         arr = _array_of(obj)
