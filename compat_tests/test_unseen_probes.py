@@ -174,3 +174,73 @@ def test_memory_format_with_grad_and_modules():
         out = conv(y.detach())
         return y.stride(), w.grad, conv.weight.stride(), conv.bias.stride(), out
     check(f, rtol=1e-5, atol=1e-4)
+
+
+# ---- float16/bfloat16 norms accumulate in float32 -------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("expr", [
+    "torch.linalg.vector_norm(x)", "x.norm()", "torch.norm(x)", "x.norm(p=1)", "x.norm(p=3)",
+    "x.norm(p=float('inf'))", "torch.linalg.norm(x)", "m.norm()", "torch.linalg.matrix_norm(m)",
+    "torch.linalg.matrix_norm(m, ord=1)", "m.norm(dim=1)", "torch.linalg.norm(m)",
+    "F.normalize(torch.full((2, 500), 20., dtype=x.dtype), dim=1)", "y.norm()", "y.norm(p=0)",
+    "torch.linalg.vector_norm(y, ord=-1)",
+])
+def test_reduced_precision_norms(dtype, expr):
+    def f(torch):
+        d = getattr(torch, dtype)
+        env = {"torch": torch, "F": torch.nn.functional, "x": torch.full((1000,), 10., dtype=d),
+               "m": torch.full((30, 40), 300., dtype=d),
+               "y": torch.tensor([0.1, 0.2, 0.3], dtype=d)}
+        return eval(expr, env)
+    same_repr(f)
+
+
+@pytest.mark.parametrize("expr", ["torch.linalg.vector_norm(torch.ones(0), ord=float('inf'))",
+                                  "torch.linalg.vector_norm(torch.ones(0), ord=-float('inf'))",
+                                  "torch.linalg.vector_norm(torch.ones(2, 0), ord=1, dim=1)"])
+def test_vector_norm_of_nothing(expr):
+    check(lambda torch: eval(expr, {"torch": torch}))
+
+
+# ---- isclose / allclose: integer operands, dtype and tolerance checks -----------------------
+
+@pytest.mark.parametrize("expr", [
+    "torch.isclose(torch.tensor([100]), torch.tensor([101]), rtol=0.01, atol=0)",
+    "torch.isclose(torch.tensor([100]), torch.tensor([101.]), rtol=0.01, atol=0)",
+    "torch.isclose(torch.tensor([100.]), torch.tensor([101.], dtype=torch.float64))",
+    "torch.isclose(torch.tensor([100.]), torch.tensor([101.]), rtol=-1)",
+    "torch.isclose(torch.tensor([100.]), torch.tensor([101.]), atol=-1.5)",
+    "torch.isclose(torch.tensor([100.]), 101.)",
+    "torch.allclose(torch.tensor([100]), torch.tensor([101]), rtol=0.01, atol=0)",
+    "torch.allclose(torch.tensor([100]), torch.tensor([101.]))",
+    "torch.isclose(torch.tensor([16777217]), torch.tensor([16777216]), atol=0.5)",
+    "torch.isclose(torch.tensor([3], dtype=torch.uint8), torch.tensor([5], dtype=torch.uint8), "
+    "atol=1.5)",
+    "torch.tensor([1, 2]).isclose(torch.tensor([1, 3]), 0.5, 0.1)",
+    "torch.isclose(torch.tensor([5, 7]), torch.tensor([6, 7]), rtol=0, atol=1)",
+    "torch.isclose(torch.tensor([1+1j, 2]), torch.tensor([1+1j, 2.00001+1e-6j]), equal_nan=True)",
+    "torch.isclose(torch.tensor([1., 2.], dtype=torch.float16), "
+    "torch.tensor([1.001, 2.1], dtype=torch.float16), rtol=1e-3, atol=0)",
+])
+def test_isclose_rules(expr):
+    check(lambda torch: eval(expr, {"torch": torch}))
+
+
+# ---- clamp / where: Python-number bounds must fit the tensor's dtype ------------------------
+
+@pytest.mark.parametrize("expr", [
+    "i8.clamp(max=1000)", "i8.clamp(-1000, 5)", "i8.clamp(0, 300.5)", "i8.clamp_min(200)",
+    "i8.clamp_max(-200)", "i8.clamp_(max=1000)", "torch.clip(i8, max=1000)",
+    "torch.zeros(2, dtype=torch.uint8).clamp(min=-1)",
+    "torch.where(torch.tensor([True, False]), torch.tensor([1, 2], dtype=torch.int8), 1000)",
+    "torch.where(torch.tensor([True, False]), 1000, torch.tensor([1, 2], dtype=torch.int8))",
+    "torch.zeros(2, dtype=torch.int32).clamp(max=2**40)",
+    "torch.zeros(2, dtype=torch.int16).clamp(max=40000)",
+    "torch.zeros(2, dtype=torch.float16).clamp(max=1e6)", "torch.ones(2).clamp(max=1e39)",
+    "torch.ones(2, dtype=torch.float16).clamp(max=float('inf'))",
+    "torch.tensor([1, 5, 9]).clip(2.5, 7.5)", "i8.clamp(min=torch.tensor(5))",
+    "torch.tensor([1, 5, 9]).where(torch.tensor([True, False, True]), 0)",
+])
+def test_clamp_bounds_fit_the_dtype(expr):
+    check(lambda torch: eval(expr, {"torch": torch, "i8": torch.zeros(2, dtype=torch.int8)}))

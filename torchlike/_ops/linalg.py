@@ -14,6 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import gradfix as _gf
+from .reduction import opmath, p_norm
 from .. import return_types as rt
 from .._core import dtype as dt
 from .._core.tensor import Tensor, _wrap_dim
@@ -918,19 +919,7 @@ def _vector_norm(x, ord, dim, keepdim, dtype, name="linalg.vector_norm"):
     rd = a.dtype
     if x.ndim == 0:
         axes = ()
-    if ord == 2:
-        r = _gf.sqrt0(jnp.sum(a * a, axis=axes, keepdims=keepdim))
-    elif ord == 1:
-        r = jnp.sum(a, axis=axes, keepdims=keepdim)
-    elif ord == 0:
-        r = jnp.sum(a != 0, axis=axes, keepdims=keepdim).astype(rd)
-    elif ord == math.inf:
-        r = jnp.max(a, axis=axes, keepdims=keepdim, initial=0.0) if a.size == 0 else \
-            jnp.max(a, axis=axes, keepdims=keepdim)
-    elif ord == -math.inf:
-        r = jnp.min(a, axis=axes, keepdims=keepdim)
-    else:
-        r = _gf.root0(jnp.sum(a ** ord, axis=axes, keepdims=keepdim), 1.0 / ord)
+    r = p_norm(opmath(a), ord, axes, keepdim)
     return r.astype(rd)
 
 
@@ -953,6 +942,8 @@ def _matrix_norm(A, ord, dim, keepdim, dtype):
     if ord not in ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     a = _gf.abs(A)
+    rd = a.dtype
+    a = opmath(a)
     if ord == "fro":
         r = _gf.sqrt0(jnp.sum(a * a, axis=(d0, d1), keepdims=keepdim))
     elif ord in (1, -1, math.inf, -math.inf):
@@ -968,7 +959,7 @@ def _matrix_norm(A, ord, dim, keepdim, dtype):
         r = jnp.sum(s, -1) if ord == "nuc" else (jnp.max(s, -1) if ord == 2 else jnp.min(s, -1))
         if keepdim:
             r = jnp.expand_dims(r, tuple(sorted((d0, d1))))
-    return r.astype(a.dtype)
+    return r.astype(rd)
 
 
 @op("linalg_matrix_norm", method=False, family=F, promote=None)

@@ -506,14 +506,22 @@ def where(condition, input, other):
     return jnp.where(condition, input, other)
 
 
-@op(pointwise=True, tensors=("input", "other"), scalars=("rtol", "atol"), promote="default",
-    family="pointwise", out=False)
+def _isclose_check(a, b):
+    if a is not b:
+        raise RuntimeError(f"{short_name(a)} did not match {short_name(b)}")
+
+
+@op(pointwise=True, tensors=("input", "other"), family="pointwise", out=False,
+    promote=lambda r: dt.get_default_dtype() if r.category == 1 else r, check=_isclose_check)
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Integer operands are compared as the default float dtype (PyTorch's closeness error);
+    the tolerances are kernel constants (they rarely change within a program)."""
+    for name, v in (("rtol", rtol), ("atol", atol)):
+        if v < 0:
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {v:g}")
     if input.dtype == jnp.bool_:
         return input == other
-    # tolerances arrive in the compute dtype: real parts, so complex operands cast no complex
-    return jnp.isclose(input, other, rtol=jnp.real(rtol), atol=jnp.real(atol),
-                       equal_nan=equal_nan)
+    return jnp.isclose(input, other, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
 def _where_method(self, condition, y):
@@ -731,7 +739,12 @@ def _strict(name, bad=(), combo=()):
         w.__name__ = fname
         w.__doc__ = fn.__doc__
         return w
+    _rewrap(name, make)
 
+
+def _rewrap(name, make):
+    """Replace the function, method and in-place method of row `name` (under every alias)
+    with `make(f, alias, is_method)`."""
     for table, method in ((FUNCTIONS, False), (METHODS, True)):
         base = table.get(name)
         if base is not None:
@@ -743,6 +756,30 @@ def _strict(name, bad=(), combo=()):
             for k, f in list(table.items()):
                 if f is ip:
                     table[k] = make(f, k, True)
+
+
+def _scalars_fit(name, tensor, params):
+    """Row `name` with PyTorch's checked conversion of Python-number `params` into the dtype
+    of its tensor parameter `tensor`, where the number does not change the result dtype
+    (`int8_tensor.clamp(max=1000)` raises instead of wrapping)."""
+    names = OPS[name].names
+
+    def make(fn, fname, method):
+        def w(*args, **kw):
+            bound = dict(zip(names, args), **kw)
+            t = bound.get(tensor)
+            if isinstance(t, Tensor):
+                for n in params:
+                    v = bound.get(n)
+                    if isinstance(v, _NUM) and dt.result_type_of([t.dtype], [], [
+                            dt.scalar_dtype(v.item() if isinstance(v, np.generic) else v)]) \
+                            is t.dtype:
+                        dt.check_scalar_fits(v, t.dtype, t.numel())
+            return fn(*args, **kw)
+        w.__name__ = fname
+        w.__doc__ = fn.__doc__
+        return w
+    _rewrap(name, make)
 
 
 _BOTH = ("input", "other")
@@ -757,6 +794,10 @@ for _n in ("eq", "ne", "lt", "le", "gt", "ge", "copysign", "fmod", "lerp", "clam
            "clamp_max"):
     _strict(_n, combo=("input",))
 _strict("where", combo=("condition",))
+for _n, _params in (("clamp", ("min", "max")), ("clamp_min", ("min",)), ("clamp_max", ("max",))):
+    _scalars_fit(_n, "input", _params)
+_scalars_fit("where", "input", ("other",))
+_scalars_fit("where", "other", ("input",))
 
 
 # ---- variants with their own checks ---------------------------------------------------------

@@ -463,8 +463,19 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
         p = 2
     axes = _axes(dim, x.ndim)
     a = _gf.abs(x)
+    return p_norm(opmath(a), p, axes, keepdim).astype(a.dtype)
+
+
+def opmath(a):
+    """float16/bfloat16 values in float32, as PyTorch's CPU reductions accumulate them (a sum
+    of squares of 10s overflows float16); the caller rounds the result back once."""
+    return a.astype(jnp.float32) if a.dtype in (jnp.float16, jnp.bfloat16) else a
+
+
+def p_norm(a, p, axes, keepdim):
+    """The `p`-norm of magnitudes `a` over `axes` (PyTorch's error for an inf norm of nothing)."""
     if p == math.inf or p == -math.inf:
-        if x.size == 0 and any(x.shape[i] == 0 for i in axes) or x.size == 0 and not axes:
+        if a.size == 0 and any(a.shape[i] == 0 for i in axes) or a.size == 0 and not axes:
             raise RuntimeError(f"linalg.vector_norm cannot compute the {'' if p > 0 else '-'}inf "
                                "norm on an empty tensor because the operation does not have an "
                                "identity")

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..._core.tensor import Tensor
 from ..._ops import registry as _reg
+from ..._ops.reduction import opmath
 from ...autograd import names as _names
 from ...amp.dispatch import autocast_op as _autocast_op
 
@@ -323,7 +324,7 @@ _one_hot.differentiable = False
 
 @_row("normalize", "DivBackward0", scalars=("eps",))
 def _normalize(input, p, dim, eps):
-    n = _vnorm(input, p, dim, keepdims=True)
+    n = _vnorm(opmath(input), p, dim, keepdims=True).astype(input.dtype)
     return input / _clamp_min(n, eps)
 
 
