@@ -244,3 +244,35 @@ def test_isclose_rules(expr):
 ])
 def test_clamp_bounds_fit_the_dtype(expr):
     check(lambda torch: eval(expr, {"torch": torch, "i8": torch.zeros(2, dtype=torch.int8)}))
+
+
+# ---- torch.__version__ / torch.version, Embedding's max_norm scale --------------------------
+
+@pytest.mark.parametrize("other", [(2, 0), (2, 13), (2, 13, 0), (2, 14), "2.13", "2.13.0",
+                                   "2.13.0+cpu", "2.12.9", "2.13.1", (3,), 2])
+def test_version_compares_as_pytorchs(other):
+    def f(torch):
+        v = torch.__version__
+        try:
+            return v > other, v >= other, v == other, v < other, v != other
+        except TypeError as e:
+            return str(e).replace("TorchVersion", "V")
+    check(f)
+
+
+def test_version_module():
+    check(lambda torch: (repr(torch.__version__), type(torch.__version__).__name__,
+                         torch.version.__version__, torch.version.cuda, torch.version.debug,
+                         torch.version.hip, torch.__version__.split("+"),
+                         hash(torch.__version__) == hash(str(torch.__version__)),
+                         torch.torch_version.TorchVersion("1.2") < "1.10"))
+
+
+@pytest.mark.parametrize("max_norm,norm_type", [(1.0, 2.0), (0.5, 1.0), (0.3, float("inf"))])
+def test_embedding_max_norm_rows_bit_for_bit(max_norm, norm_type):
+    def f(torch):
+        torch.manual_seed(0)
+        e = torch.nn.Embedding(5, 3, max_norm=max_norm, norm_type=norm_type)
+        out = e(torch.tensor([0, 1, 1, 4]))
+        return str(out.tolist()), str(e.weight.detach().tolist())
+    check(f)

@@ -67,7 +67,9 @@ for _alias, _d in _dt.ALIASES.items():
     globals()[_alias] = _d
 cfloat, cdouble = complex64, complex128
 
-__version__ = "2.13.0"
+from . import torch_version, version  # noqa: E402
+
+__version__ = torch_version.TorchVersion(version.__version__)
 
 _load_ops(globals())
 

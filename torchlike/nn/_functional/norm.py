@@ -455,7 +455,9 @@ def _renorm_fn(max_norm, norm_type):
             norms = jnp.sum(rows != 0, axis=1).astype(rows.dtype)
         else:
             norms = jnp.sum(jnp.abs(rows) ** norm_type, axis=1) ** (1.0 / norm_type)
-        scale = jnp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+        # PyTorch reads each row's norm as a double and scales by max_norm / (norm + 1e-7)
+        norms = norms.astype(jnp.float64)
+        scale = jnp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).astype(rows.dtype)
         return w.at[idx].set((rows * scale[:, None]).astype(w.dtype))
     return jax.jit(f)
 
