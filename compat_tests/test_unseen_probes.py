@@ -276,3 +276,30 @@ def test_embedding_max_norm_rows_bit_for_bit(max_norm, norm_type):
         out = e(torch.tensor([0, 1, 1, 4]))
         return str(out.tolist()), str(e.weight.detach().tolist())
     check(f)
+
+
+# ---- nn.init.trunc_normal_: PyTorch's rejection draws -------------------------------------
+
+@pytest.mark.parametrize("n,a,b,mean,std", [(6, -2, 2, 0, 1), (20, -0.5, 0.5, 0, 1),
+                                            (100, -0.5, 0.5, 0, 1), (7, -0.52, 0.52, 0, 1),
+                                            (12, -2, 2, 1., 0.02), (30, -2, 2, 0., 0.5),
+                                            (12, -1, 3, 1, 2)])
+def test_trunc_normal_draws_pytorchs_numbers(n, a, b, mean, std):
+    def f(torch):
+        torch.manual_seed(0)
+        w = torch.empty(n)
+        torch.nn.init.trunc_normal_(w, mean=mean, std=std, a=a, b=b)
+        return str(w.tolist()), torch.rand(1)
+    check(f)
+
+
+def test_trunc_normal_with_a_generator_and_float64():
+    def f(torch):
+        torch.manual_seed(0)
+        w = torch.empty(3, 4, dtype=torch.float64)
+        torch.nn.init.trunc_normal_(w, std=0.7)
+        g = torch.Generator().manual_seed(3)
+        v = torch.empty(5, 5)
+        torch.nn.init.trunc_normal_(v, generator=g)
+        return w, v, torch.rand(1, generator=g), torch.rand(1)
+    check(f)

@@ -45,9 +45,20 @@ def _no_grad_trunc_normal_(tensor, mean, std, a, b, generator=None):
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
                       "The distribution of values may be incorrect.", stacklevel=2)
     with _no_grad():
-        # inverse-CDF sampling: uniform on [cdf(a), cdf(b)], through the normal quantile
         lo = _norm_cdf((a - mean) / std)
         hi = _norm_cdf((b - mean) / std)
+        if hi - lo > 0.3:
+            # rejection: normal draws of the whole tensor, each value out of [a, b] replaced
+            # by its position's value in the next draw, until none is out
+            tensor.normal_(mean, std, generator=generator)
+            while True:
+                out = (tensor < a) | (tensor > b)
+                if not out.any():
+                    return tensor
+                redraw = _torch().empty_like(tensor).normal_(mean, std, generator=generator)
+                tensor.copy_(_torch().where(out, redraw, tensor))
+        # a narrow window: inverse-CDF sampling, uniform on [cdf(a), cdf(b)] through the
+        # normal quantile
         tensor.uniform_(2 * lo - 1, 2 * hi - 1, generator=generator)
         tensor.erfinv_()
         tensor.mul_(std * math.sqrt(2.0))
