@@ -303,3 +303,23 @@ def test_trunc_normal_with_a_generator_and_float64():
         torch.nn.init.trunc_normal_(v, generator=g)
         return w, v, torch.rand(1, generator=g), torch.rand(1)
     check(f)
+
+
+# ---- RNN dropout between layers on a packed sequence ----------------------------------------
+
+@pytest.mark.parametrize("mode", ["LSTM", "GRU", "RNN"])
+@pytest.mark.parametrize("bidirectional", [False, True])
+def test_rnn_dropout_on_packed_sequences(mode, bidirectional):
+    def f(torch):
+        from_rnn = torch.nn.utils.rnn
+        torch.manual_seed(0)
+        x = torch.randn(3, 4, 3)
+        m = getattr(torch.nn, mode)(3, 2, num_layers=3, dropout=0.5, batch_first=True,
+                                    bidirectional=bidirectional)
+        out, h = m(from_rnn.pack_padded_sequence(x, torch.tensor([4, 3, 2]), batch_first=True))
+        h = h[0] if isinstance(h, tuple) else h
+        padded = from_rnn.pad_packed_sequence(out, batch_first=True)[0]
+        out2, _ = m(from_rnn.pack_padded_sequence(x, torch.tensor([2, 4, 3]), batch_first=True,
+                                                  enforce_sorted=False))
+        return h.detach(), padded.detach(), out2.data.detach(), torch.rand(1)
+    check(f)

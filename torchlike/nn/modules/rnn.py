@@ -8,6 +8,8 @@ import numbers
 import warnings
 import weakref
 
+import numpy as np
+
 from .._functional.rnn import cell_forward, rnn_forward
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
@@ -226,22 +228,31 @@ class RNNBase(Module):
 
     # ---- shared forward -----------------------------------------------------------------------
 
-    def _masks(self, T, B, dtype, device):
-        """Dropout masks (scaled keep masks) for the outputs of all but the last layer."""
+    def _masks(self, T, B, dtype, device, batch_sizes=None):
+        """Dropout masks (scaled keep masks), (T, B, features), for the outputs of all but the
+        last layer. For a packed sequence PyTorch drops out the packed data, so the mask is
+        drawn in that layout (`sum(batch_sizes)` rows, time-major) and spread over (T, B)."""
         if not (self.training and self.dropout > 0 and self.num_layers > 1):
             return None
         tl = _tl()
         p = self.dropout
         D = 2 if self.bidirectional else 1
         h = self.proj_size if self.proj_size > 0 else self.hidden_size
+        shape = (T, B, D * h) if batch_sizes is None else (sum(batch_sizes), D * h)
         masks = []
         with tl.no_grad():
             for _ in range(self.num_layers - 1):
-                m = tl.empty((T, B, D * h), dtype=dtype, device=device)
+                m = tl.empty(shape, dtype=dtype, device=device)
                 if p == 1:
                     m.zero_()
                 else:
                     m.bernoulli_(1 - p).div_(1 - p)
+                if batch_sizes is not None:
+                    steps = np.repeat(np.arange(T), batch_sizes)
+                    rows = np.concatenate([np.arange(b) for b in batch_sizes] or [[]])
+                    padded = tl.zeros((T, B, D * h), dtype=dtype, device=device)
+                    padded[tl.tensor(steps), tl.tensor(rows.astype(np.int64))] = m
+                    m = padded
                 masks.append(m)
         return masks
 
@@ -263,7 +274,7 @@ class RNNBase(Module):
                 hidden_size=self.hidden_size, batch_first=False, unbatched=False,
                 batch_sizes=batch_sizes, sorted_indices=sorted_indices,
                 unsorted_indices=unsorted_indices,
-                masks=self._masks(T, B, data.dtype, data.device))
+                masks=self._masks(T, B, data.dtype, data.device, bs))
             output = PackedSequence(outs[0], batch_sizes, sorted_indices, unsorted_indices)
             return output, ((outs[1], outs[2]) if lstm else outs[1])
         if input.dim() not in (2, 3):
