@@ -323,3 +323,32 @@ def test_rnn_dropout_on_packed_sequences(mode, bidirectional):
                                                   enforce_sorted=False))
         return h.detach(), padded.detach(), out2.data.detach(), torch.rand(1)
     check(f)
+
+
+# ---- in-place writes: memory overlap rules, fills through expanded views, messages ----------
+
+@pytest.mark.parametrize("expr", [
+    "x[1:].copy_(x[:-1])", "x[1:].mul_(x[1:])", "x[:3].add_(x[3:])", "x.add_(x)",
+    "x.view(2, 3).t().add_(x.view(3, 2))", "x[::2].add_(x[1::2])",
+    "torch.add(x[1:], 1, out=x[:-1])", "x[1:].add_(x[0])", "x.add_(x.view(6))",
+    "x[1:].add_(x[:-1])", "torch.zeros(1).expand(3).fill_(1)", "torch.zeros(1).expand(3).zero_()",
+    "torch.zeros(1).expand(3).add_(1)", "(lambda z: (z[1:3].fill_(5), z)[1])(torch.zeros(4))",
+    "(lambda w: (w.expand(3, 4).fill_(2.5), w)[1])(torch.zeros(3, 1))",
+    "torch.tensor([1, 5, 9]).clamp_(2.5, 7.5)", "torch.tensor([1, 5, 9]).clamp_min_(2.5)",
+    "torch.tensor([1, 5, 9]).add_(2.5)", "torch.tensor([1, 5, 9]).clamp_(torch.tensor(2.5))",
+])
+def test_inplace_overlap_and_cast_rules(expr):
+    check(lambda torch: eval(expr, {"torch": torch, "x": torch.arange(6.)}))
+
+
+# ---- warnings PyTorch gives at the user's line ----------------------------------------------
+
+@pytest.mark.parametrize("expr", [
+    "x[[0, slice(None)]]", "x[[[0, 1]]]", "x[[None, 0]]", "x[[torch.tensor(1)]]",
+    "x[[Ellipsis, 0]]", "x[[slice(None), None]]", "x[[[0], None]]",
+    "x.__setitem__([[0, 1], [1, 2]], 5)", "torch.arange(3.)[torch.tensor([1, 0, 1], dtype=torch.uint8)]",
+    "torch.ones(2).copy_(torch.tensor([1 + 2j, 3j]))",
+])
+def test_indexing_and_copy_warnings(expr):
+    check(lambda torch: _recorded(lambda: eval(expr, {"torch": torch,
+                                                      "x": torch.arange(12.).view(3, 4)})))

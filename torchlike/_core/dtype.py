@@ -272,6 +272,12 @@ C_SCALAR_NAMES = {
 }
 
 
+# C++ type names (as `typeid` prints them) that some of PyTorch's messages use
+CPP_TYPE_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+                  "uint8": "unsigned char", "bool": "bool", "uint16": "unsigned short",
+                  "uint32": "unsigned int", "uint64": "unsigned long"}
+
+
 def _overflows(v, d):
     if d.category == 1:
         ii = np.iinfo(d.np)

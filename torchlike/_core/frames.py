@@ -11,3 +11,19 @@ def define(source, namespace, name):
     """Execute `source` (which defines function `name`) in `namespace`; return the function."""
     exec(compile(source, _FILENAME, "exec"), namespace)  # noqa: S102 - fixed templates
     return namespace[name]
+
+
+_PACKAGE = __file__.rsplit("/", 2)[0] + "/"  # .../torchlike/
+
+
+def user_stacklevel():
+    """The `stacklevel` that makes a `warnings.warn` in the calling function name the first
+    frame outside torchlike (the user's line, as PyTorch's warnings from C++ do)."""
+    import sys
+    f, level = sys._getframe(1), 1
+    while f.f_back is not None and (f.f_code.co_filename.startswith(_PACKAGE) or
+                                    f.f_code.co_filename == _FILENAME):
+        if f.f_code.co_filename != _FILENAME:  # wrappers `warnings` does not count
+            level += 1
+        f = f.f_back
+    return level

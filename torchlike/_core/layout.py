@@ -133,8 +133,10 @@ def write_impl(data, offset, values, size, stride):
     values = jnp.broadcast_to(cast(values, data.dtype), size)
     flat = data.reshape(-1)
     keep, ksize, plan = _plan(size, stride)
-    if len(keep) != len(size):  # only size-1 dims dropped here (overlap was rejected earlier)
-        values = values.reshape(ksize)
+    if len(keep) != len(size):
+        # dropped: size-1 dims, and stride-0 dims, which only a uniform fill writes through
+        # (any other write to overlapping elements was rejected earlier)
+        values = values[tuple(slice(None) if i in keep else 0 for i in range(len(size)))]
     if numel(ksize) == 0:
         return data
     if plan[0] == "block":

@@ -182,13 +182,15 @@ class Tensor(metaclass=_TensorMeta):
                 return d
         return _read(self)
 
-    def _assign(self, v):
-        """Write the array `v` (broadcastable to size, any dtype) into this tensor's region."""
+    def _assign(self, v, uniform=False):
+        """Write the array `v` (broadcastable to size, any dtype) into this tensor's region.
+        `uniform`: every element gets the same value (`fill_`, `zero_`), which PyTorch also
+        writes through a layout whose elements share memory (`t.expand(3).fill_(1)`)."""
         st = self._st
         if self._natural and st._data is not None and v.shape == self._size:
             st._data = v if v.dtype == self.dtype.np else _cast_jit(self.dtype.np)(v)
         else:
-            _write(self, v)
+            _write(self, v, uniform)
         self._vc[0] += 1
 
     # ---- NumPy and Python conversions -------------------------------------------------------
@@ -499,8 +501,8 @@ def _cast_jit(npd):
     return f
 
 
-def _write(t, v):
-    if layout.has_internal_overlap(t._size, t._stride):
+def _write(t, v, uniform=False):
+    if not uniform and layout.has_internal_overlap(t._size, t._stride):
         raise RuntimeError("unsupported operation: more than one element of the written-to "
                            "tensor refers to a single memory location. Please clone() the "
                            "tensor before performing the operation.")

@@ -14,7 +14,7 @@ from .._core.casting import cast
 from .._core.grad_state import ENABLED as _GRAD
 from .._core.tensor import Tensor, wrap
 from .creation import relayout
-from .registry import FUNCTIONS, METHODS, OPS, publish, _check_broadcast
+from .registry import check_no_partial_overlap, FUNCTIONS, METHODS, OPS, publish, _check_broadcast
 
 
 def _register(fn, name=None, method=True, function=False):
@@ -251,6 +251,7 @@ def copy_(self, src, non_blocking=False):
         return inplace_apply(self, "CopyBackwards", _copy_fn(self._size, self.dtype.np), [src])
     if isinstance(src, Tensor):
         _check_broadcast((self._size, src._size))
+        check_no_partial_overlap(self, (src,))
         if layout.numel(src._size) and len(src._size) > len(self._size) or any(
                 b != 1 and b != a for a, b in zip(self._size[::-1], src._size[::-1])):
             raise RuntimeError(f"output with shape {list(self._size)} doesn't match the "
@@ -258,6 +259,10 @@ def copy_(self, src, non_blocking=False):
         a = src._value()
         if src.dtype is not self.dtype:
             if src.dtype.is_complex and not self.dtype.is_complex:
+                import warnings
+                warnings.warn("Casting complex values to real discards the imaginary part "
+                              "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/"
+                              "native/Copy.cpp:307.)", UserWarning, stacklevel=2)
                 a = jnp.real(a)
             a = _cast_kernel(self.dtype)(a)
         if src.device != self.device:
@@ -318,7 +323,7 @@ def fill_unchecked(self, value):
                                f"with {value.dim()} dimensions.")
         return inplace_apply(self, "FillBackward3" if isinstance(value, Tensor) else
                              "FillBackward2", _fill_fn(self._size, self.dtype.np), [value])
-    self._assign(_full_array(self, value))
+    self._assign(_full_array(self, value), uniform=True)
     return self
 
 
@@ -327,7 +332,7 @@ def zero_(self):
     if _needs_autograd(self):
         from ..autograd.inplace import inplace_apply
         return inplace_apply(self, "ZeroBackward0", _fill_fn(self._size, self.dtype.np), [0])
-    self._assign(_full_array(self, 0))
+    self._assign(_full_array(self, 0), uniform=True)
     return self
 
 

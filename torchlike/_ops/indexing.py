@@ -11,6 +11,7 @@ raises for out-of-range indices; a jitted kernel cannot).
 import functools
 import numbers
 import operator
+import warnings
 import weakref
 
 import jax
@@ -18,7 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtype as dt
-from .._core import layout
+from .._core import frames, layout
 from .._core.grad_state import ENABLED as _GRAD
 from .._core.tensor import Tensor, _wrap_dim, make_view, wrap
 from .._core.tracing import tracing
@@ -53,6 +54,10 @@ def _treat_as_tuple(index):
         if isinstance(o, (Tensor, list, tuple, slice)) or o is None or o is Ellipsis:
             return True
     return False
+
+
+def _warn(message):
+    warnings.warn(message, UserWarning, stacklevel=frames.user_stacklevel())
 
 
 def _bad_index(o):
@@ -91,6 +96,13 @@ def _basic(self, index):
         items = index
     elif _treat_as_tuple(index):
         items = tuple(index)
+        _warn("Using a non-tuple sequence for multidimensional indexing is deprecated and will "
+              "be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 "
+              "this will be interpreted as tensor index, x[torch.tensor(seq)], which will "
+              "result either in an error or a different result (Triggered internally at "
+              "/__w/pytorch/pytorch/torch/csrc/autograd/python_variable_indexing.cpp:"
+              f"{349 if any(isinstance(o, (Tensor, list, tuple, slice)) for o in items) else 359}"
+              ".)")
     else:
         items = (index,)
     size = list(self._size)
@@ -187,6 +199,10 @@ def _basic(self, index):
         else:  # Tensor or host array
             if isinstance(o, Tensor):
                 kind = o.dtype.np.kind
+                if o.dtype is dt.uint8:
+                    _warn("indexing with dtype torch.uint8 is now deprecated, please use a "
+                          "dtype torch.bool instead. (Triggered internally at /__w/pytorch/"
+                          "pytorch/aten/src/ATen/native/IndexingUtils.h:37.)")
                 if o.dtype is dt.bool_ or o.dtype is dt.uint8:
                     mask = True
                 elif kind in _INT_KINDS:

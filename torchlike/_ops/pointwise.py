@@ -765,16 +765,24 @@ def _scalars_fit(name, tensor, params):
     names = OPS[name].names
 
     def make(fn, fname, method):
+        inplace = fname.endswith("_")
+
         def w(*args, **kw):
             bound = dict(zip(names, args), **kw)
             t = bound.get(tensor)
             if isinstance(t, Tensor):
                 for n in params:
                     v = bound.get(n)
-                    if isinstance(v, _NUM) and dt.result_type_of([t.dtype], [], [
-                            dt.scalar_dtype(v.item() if isinstance(v, np.generic) else v)]) \
-                            is t.dtype:
+                    if not isinstance(v, _NUM):
+                        continue
+                    r = dt.result_type_of([t.dtype], [], [
+                        dt.scalar_dtype(v.item() if isinstance(v, np.generic) else v)])
+                    if r is t.dtype:
                         dt.check_scalar_fits(v, t.dtype, t.numel())
+                    elif inplace and not dt.can_cast(r, t.dtype):  # (a scalar's message)
+                        raise RuntimeError(f"result type {short_name(r)} can't be cast to the "
+                                           f"desired output type "
+                                           f"{dt.CPP_TYPE_NAMES.get(t.dtype.name, t.dtype.name)}")
             return fn(*args, **kw)
         w.__name__ = fname
         w.__doc__ = fn.__doc__

@@ -33,9 +33,7 @@ _DEFAULT_SEED = 67280421310721
 _U64 = (1 << 64) - 1
 _STATE_BYTES = 16
 
-_CTYPE = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-          "uint8": "unsigned char", "bool": "bool", "uint16": "unsigned short",
-          "uint32": "unsigned int", "uint64": "unsigned long"}
+_CTYPE = dt.CPP_TYPE_NAMES
 
 _NO_CUDA_GEN = (
     "Cannot get CUDA generator without ATen_cuda library. PyTorch splits its backend into two "

@@ -26,6 +26,7 @@ from .._core import frames
 from .._core.device import CPU as _CPU
 from .._core.grad_state import ENABLED as _GRAD
 from .._core.autocast_state import ACTIVE as _AUTOCAST, HOOK as _AUTOCAST_HOOK
+from .._core.formats import dense_strides
 from .._core.layout import has_internal_overlap, read_impl, write_impl
 from .._core.tensor import Tensor, wrap
 from . import fastpath
@@ -417,6 +418,8 @@ def call(row, args, out=None, key=None):
     if row.divisor is not None:  # after the kernel: shape errors come first, as in PyTorch
         _check_integer_divisor(row, args)
     if out is not None:
+        if isinstance(out, Tensor):
+            check_no_partial_overlap(out, args)
         if tracked:
             raise RuntimeError(f"{row.name}(): functions with out=... arguments don't support "
                                f"automatic differentiation, but one of the arguments requires "
@@ -474,6 +477,7 @@ def call_inplace(row, args, key=None):
     strided view of a JAX buffer, read-compute-write is one fused kernel. `key`: as `call`'s."""
     self = args[0]
     st = self._st
+    check_no_partial_overlap(self, args[1:])
     if _GRAD[0] and _any_requires_grad(args):
         return _inplace_autograd(row, args)
     if self._natural or st._data is None:
@@ -510,6 +514,31 @@ def call_inplace(row, args, key=None):
     st._data = new
     self._vc[0] += 1
     return self
+
+
+def check_no_partial_overlap(written, inputs):
+    """PyTorch's memory-overlap check: an input sharing memory with the tensor being written,
+    but not exactly its elements (`x[1:].add_(x[:-1])`), raises. As PyTorch, layouts that are
+    not dense (whose overlap is too hard to tell) pass."""
+    st = written._st
+    for a in inputs:
+        if isinstance(a, Tensor) and a._st is st and a is not written and \
+                _partial_overlap(written, a):
+            raise RuntimeError("unsupported operation: some elements of the input tensor and "
+                               "the written-to tensor refer to a single memory location. "
+                               "Please clone() the tensor before performing the operation.")
+
+
+def _partial_overlap(a, b):
+    na, nb = math.prod(a._size), math.prod(b._size)
+    if not na or not nb or dense_strides(a._size, a._stride) is None or \
+            dense_strides(b._size, b._stride) is None:
+        return False
+    a0, b0 = a._offset * a.dtype.itemsize, b._offset * b.dtype.itemsize
+    a1, b1 = a0 + na * a.dtype.itemsize, b0 + nb * b.dtype.itemsize
+    if a0 == b0 and a1 == b1:
+        return a._stride != b._stride
+    return a0 < b1 and b0 < a1
 
 
 _getrefcount = sys.getrefcount
