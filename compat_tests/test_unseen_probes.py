@@ -352,3 +352,35 @@ def test_inplace_overlap_and_cast_rules(expr):
 def test_indexing_and_copy_warnings(expr):
     check(lambda torch: _recorded(lambda: eval(expr, {"torch": torch,
                                                       "x": torch.arange(12.).view(3, 4)})))
+
+
+# ---- cross_entropy / nll_loss when every target is ignored: NaN loss, zero gradients --------
+
+@pytest.mark.parametrize("kw", [{}, {"label_smoothing": 0.1},
+                                {"weight": [1., 2., 0., 1.]},
+                                {"weight": [1., 2., 0., 1.], "label_smoothing": 0.2}],
+                         ids=["plain", "smoothing", "weight", "weight+smoothing"])
+@pytest.mark.parametrize("target", [[2, 2, 2], [2, 1, 2], [0, 1, 3]])
+def test_cross_entropy_ignored_targets_gradients(kw, target):
+    def f(torch):
+        torch.manual_seed(0)
+        x = torch.randn(3, 4, requires_grad=True)
+        args = dict(kw, weight=torch.tensor(kw["weight"])) if "weight" in kw else kw
+        loss = torch.nn.functional.cross_entropy(x, torch.tensor(target), ignore_index=2, **args)
+        loss.backward()
+        return repr(loss), repr(x.grad)
+    check(f)
+
+
+def test_nll_loss_all_ignored_and_spatial():
+    def f(torch):
+        F = torch.nn.functional
+        torch.manual_seed(0)
+        x = torch.randn(3, 4, requires_grad=True)
+        loss = F.nll_loss(F.log_softmax(x, 1), torch.tensor([2, 2, 2]), ignore_index=2)
+        loss.backward()
+        y = torch.randn(2, 4, 3, requires_grad=True)
+        l2 = F.cross_entropy(y, torch.full((2, 3), -100))
+        l2.backward()
+        return repr(loss), repr(x.grad), repr(l2), repr(y.grad)
+    check(f)

@@ -333,6 +333,13 @@ def _pick(logp, t, cdim):
     return jnp.squeeze(jnp.take_along_axis(logp, jnp.expand_dims(t, cdim), axis=cdim), cdim)
 
 
+def _weighted_mean(total, weight):
+    """`total / weight`; with no target counted (every one ignored) it is NaN, as PyTorch's,
+    but its gradient is 0, as PyTorch's backward writes nothing for ignored targets."""
+    none = weight == 0
+    return jnp.where(none, jnp.nan, total / jnp.where(none, 1, weight).astype(total.dtype))
+
+
 @_kernel
 def _nll_k(reduction, ignore_index, weighted, log_softmax, smoothing):
     def f(x, target, w=None):
@@ -341,13 +348,15 @@ def _nll_k(reduction, ignore_index, weighted, log_softmax, smoothing):
         logp = jax.nn.log_softmax(x, axis=cdim) if log_softmax else x
         t = target.astype(jnp.int32)
         valid = t != ignore_index
+        # an ignored target's row gets an exact +0 gradient (PyTorch writes none for it)
+        logp = jnp.where(jnp.expand_dims(valid, cdim), logp, jax.lax.stop_gradient(logp))
         tc = jnp.where(valid, t, 0)
         picked = -_pick(logp, tc, cdim)
         wt = w[tc].astype(x.dtype) if weighted else jnp.ones(t.shape, x.dtype)
         wt = jnp.where(valid, wt, 0)
         loss = picked * wt
         if reduction == "mean":
-            nll = jnp.sum(loss) / jnp.sum(wt)
+            nll = _weighted_mean(jnp.sum(loss), jnp.sum(wt))
         elif reduction == "sum":
             nll = jnp.sum(loss)
         else:
@@ -362,10 +371,7 @@ def _nll_k(reduction, ignore_index, weighted, log_softmax, smoothing):
             smooth = -jnp.sum(logp, axis=cdim)
         smooth = jnp.where(valid, smooth, 0)
         if reduction == "mean":
-            if weighted:
-                ret = jnp.sum(smooth) / jnp.sum(wt)
-            else:
-                ret = jnp.sum(smooth) / jnp.sum(valid)
+            ret = _weighted_mean(jnp.sum(smooth), jnp.sum(wt) if weighted else jnp.sum(valid))
         elif reduction == "sum":
             ret = jnp.sum(smooth)
         else:
