@@ -346,8 +346,8 @@ def test_inplace_overlap_and_cast_rules(expr):
 @pytest.mark.parametrize("expr", [
     "x[[0, slice(None)]]", "x[[[0, 1]]]", "x[[None, 0]]", "x[[torch.tensor(1)]]",
     "x[[Ellipsis, 0]]", "x[[slice(None), None]]", "x[[[0], None]]",
-    "x.__setitem__([[0, 1], [1, 2]], 5)", "torch.arange(3.)[torch.tensor([1, 0, 1], dtype=torch.uint8)]",
-    "torch.ones(2).copy_(torch.tensor([1 + 2j, 3j]))",
+    "x.__setitem__([[0, 1], [1, 2]], 5)",
+    "torch.arange(3.)[torch.tensor([1, 0, 1], dtype=torch.uint8)]",
 ])
 def test_indexing_and_copy_warnings(expr):
     check(lambda torch: _recorded(lambda: eval(expr, {"torch": torch,
@@ -383,4 +383,72 @@ def test_nll_loss_all_ignored_and_spatial():
         l2 = F.cross_entropy(y, torch.full((2, 3), -100))
         l2.backward()
         return repr(loss), repr(x.grad), repr(l2), repr(y.grad)
+    check(f)
+
+
+_ONCE_SCRIPT = """
+import warnings
+import torch
+warnings.simplefilter("always")
+z = torch.tensor([1 + 2j])
+print(z.float()); print(z.float()); print(z.to(torch.float64))
+print(torch.ones(1).copy_(z)); print(torch.ones(1).copy_(z))
+"""
+
+
+def test_complex_to_real_warning_once_per_process(tmp_path):
+    """PyTorch warns on the first complex-to-real copy of a process (`.float()`, `.to`,
+    `copy_`), at the user's line, and never again."""
+    import os
+    import subprocess
+    import sys
+    script = tmp_path / "once.py"
+    script.write_text(_ONCE_SCRIPT)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    runs = [subprocess.run([sys.executable, *pre, str(script)], capture_output=True, text=True,
+                           timeout=240, env=env, cwd=tmp_path) for pre in ((), ("-m", "torchlike"))]
+    assert runs[0].returncode == 0 and runs[1].returncode == 0, runs[1].stderr
+    assert (runs[1].stdout, runs[1].stderr) == (runs[0].stdout, runs[0].stderr)
+    assert runs[0].stderr.count("Casting complex values") == 1
+
+
+# ---- float16/bfloat16 ops compute in float32 and round once (PyTorch's opmath) --------------
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("expr", [
+    "a.sum()", "a.mean()", "a.cumsum(0)[-5:]", "h.softmax(-1)", "h.sum(1)", "h.var(1)",
+    "h.std(1)", "F.linear(x, w, b)", "torch.addmm(b, x, w.T)", "F.layer_norm(h, (16,))",
+    "F.gelu(h)", "torch.sigmoid(h)", "torch.tanh(h)", "F.silu(h)", "h.exp()", "h.mean(1)",
+    "h.sum(1, dtype=torch.float32)", "h.softmax(-1, dtype=torch.float32)",
+    "torch.nan_to_num(torch.tensor([float('inf'), float('nan')], dtype=h.dtype))",
+    "torch.nextafter(h[0, :3], torch.ones(3, dtype=h.dtype))", "h * 3.3", "h + h.flip(0)",
+])
+def test_reduced_float_ops_round_once(dtype, expr):
+    def f(torch):
+        d = getattr(torch, dtype)
+        torch.manual_seed(0)
+        env = {"torch": torch, "F": torch.nn.functional, "a": torch.randn(1000).to(d),
+               "x": torch.randn(5, 16).to(d), "w": torch.randn(8, 16).to(d),
+               "b": torch.randn(8).to(d), "h": torch.randn(4, 16).to(d)}
+        return eval(expr, env)
+    same_repr(f)
+
+
+def test_bfloat16_autocast_training_step():
+    def f(torch):
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.GELU(),
+                                    torch.nn.LayerNorm(16), torch.nn.Linear(16, 3))
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        x, y = torch.randn(4, 8), torch.tensor([0, 2, 1, 0])
+        losses = []
+        for _ in range(3):
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                out = model(x)
+                loss = torch.nn.functional.cross_entropy(out, y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(repr(out[0]))
+        return losses
     check(f)

@@ -9,6 +9,7 @@ import numpy as np
 from .._core import device as dev
 from .._core import dtype as dt
 from .._core import formats as fmt
+from .._core import frames
 from .._core import layout
 from .._core.casting import cast
 from .._core.grad_state import ENABLED as _GRAD
@@ -70,6 +71,19 @@ def _to_device_array(a, d):
     return jax.device_put(a, dev.jax_device(d))
 
 
+_WARNED = set()
+
+
+def _warn_complex_to_real():
+    """PyTorch's warning for a complex-to-real copy: once per process, at the user's line."""
+    if "complex" not in _WARNED:
+        _WARNED.add("complex")
+        import warnings
+        warnings.warn("Casting complex values to real discards the imaginary part (Triggered "
+                      "internally at /__w/pytorch/pytorch/aten/src/ATen/native/Copy.cpp:307.)",
+                      UserWarning, stacklevel=frames.user_stacklevel())
+
+
 def _convert(self, dtype=None, device=None, copy=False):
     """The one conversion path behind `to`, `type`, `float()`, `cpu()`, `cuda()`, ..."""
     d = dev.canonical(device) if device is not None else self.device
@@ -77,9 +91,7 @@ def _convert(self, dtype=None, device=None, copy=False):
     if not copy and dtype is self.dtype and d == self.device:
         return self
     if dtype is not self.dtype and self.dtype.is_complex and not dtype.is_complex:
-        import warnings
-        warnings.warn("Casting complex values to real discards the imaginary part",
-                      UserWarning, stacklevel=3)
+        _warn_complex_to_real()
     if _GRAD[0] and self._requires_grad and (dtype.is_floating_point or dtype.is_complex):
         from ..autograd.function import apply_jax
         return apply_jax(_to_fn(dtype, d), [self], "ToCopyBackward0", device=d)[0]
@@ -259,10 +271,7 @@ def copy_(self, src, non_blocking=False):
         a = src._value()
         if src.dtype is not self.dtype:
             if src.dtype.is_complex and not self.dtype.is_complex:
-                import warnings
-                warnings.warn("Casting complex values to real discards the imaginary part "
-                              "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/"
-                              "native/Copy.cpp:307.)", UserWarning, stacklevel=2)
+                _warn_complex_to_real()
                 a = jnp.real(a)
             a = _cast_kernel(self.dtype)(a)
         if src.device != self.device:

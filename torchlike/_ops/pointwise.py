@@ -275,6 +275,7 @@ _binary("fmin", jnp.fmin, inplace=False)
 _binary("logaddexp", jnp.logaddexp, inplace=False)
 _binary("logaddexp2", jnp.logaddexp2, inplace=False)
 _binary("nextafter", jnp.nextafter)
+OPS["nextafter"].opmath = False  # the next representable value of the dtype itself
 _binary("xlogy", lambda x, y: _gf.xlogy(*jnp.broadcast_arrays(x, y)).astype(x.dtype),
         promote="int_to_float")
 
@@ -443,6 +444,9 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     if not jnp.issubdtype(input.dtype, jnp.inexact):
         return input
     return jnp.nan_to_num(input, nan=nan, posinf=posinf, neginf=neginf)
+
+
+OPS["nan_to_num"].opmath = False  # posinf/neginf default to the dtype's own extremes
 
 
 @op(pointwise=True, tensors=("input", "min", "max"), inplace=True, aliases=("clip",),
@@ -691,6 +695,8 @@ def _guard(name, bad, exc, msg):
     row = OPS[name]
     first = next(p for p in row.names if p in row.tensors)
     bad = frozenset(bad.split(","))
+    if "Half" in bad or "BFloat16" in bad:
+        row.opmath = False  # the guard must see the reduced dtype itself
     inner = row.impl
 
     def impl(**kw):

@@ -49,7 +49,7 @@ class Op:
     __slots__ = ("name", "impl", "pointwise", "promote", "params", "names", "tensors", "lists",
                  "scalars", "promoted", "returns", "kernels", "dtypes", "family", "differentiable",
                  "nondiff_outputs", "check", "plan", "aliases", "divisor", "divisor_when",
-                 "autograd", "defaults", "fast")
+                 "autograd", "defaults", "fast", "opmath")
 
     def __repr__(self):
         return f"<op {self.name}>"
@@ -123,20 +123,36 @@ def _static_dtype(row, sig, statics):
     return statics
 
 
+_REDUCED = frozenset(("float16", "bfloat16"))
+_OPMATH = np.dtype(np.float32)
+
+
 def _build_kernel(row, sig, statics, compute):
-    """A jitted kernel: dynamic operands in, `row.impl` applied with the static arguments."""
+    """A jitted kernel: dynamic operands in, `row.impl` applied with the static arguments.
+    A float16/bfloat16 computation runs in float32 and rounds its float results once, as
+    PyTorch's kernels compute reduced floats (its "opmath" type): a bfloat16 sum accumulates
+    in float32, a linear layer adds its bias before rounding. Rows with `opmath` False, and
+    calls given an explicit `dtype`, compute in the dtype itself."""
     impl, names, promoted, scalars = row.impl, row.names, row.promoted, row.scalars
+    explicit_dtype = False
     if "dtype" in names:
         statics = _static_dtype(row, sig, statics)
+        explicit_dtype = _static_value(row, sig, statics, "dtype") is not None
     cnp = compute.np if compute is not None else None
+    opmath = row.opmath and not explicit_dtype
+    reduced = cnp if cnp is not None and compute.name in _REDUCED and opmath else None
+    if reduced is not None:
+        cnp = _OPMATH
     static_iter_names = statics
     defaults = row.defaults
 
     def kernel(*dyn):
+        back = reduced  # the reduced float type results are rounded back to (this trace's)
         kw = {}
         i = 0
         si = 0
         shapes = []
+        tensors = []
         for pos, (name, k) in enumerate(zip(names, sig)):
             if k == "T" or k == "S" or k == "D" or type(k) is tuple:
                 v = dyn[i]
@@ -151,6 +167,7 @@ def _build_kernel(row, sig, statics, compute):
                     v = jax.lax.convert_element_type(v, cnp)
                 if k != "S":
                     shapes.append(v.shape)
+                    tensors.append(name)
             elif k == "L":
                 v = dyn[i]
                 i += 1
@@ -162,10 +179,33 @@ def _build_kernel(row, sig, statics, compute):
             kw[name] = v
         if row.pointwise:
             _check_broadcast(shapes)
-        return impl(**kw)
+        if compute is None and opmath:  # no promotion: the operands' own reduced float type
+            floats = {kw[n].dtype for n in tensors if jax.numpy.issubdtype(kw[n].dtype,
+                                                                          jax.numpy.inexact)}
+            if len(floats) == 1 and next(iter(floats)).name in _REDUCED:
+                back = floats.pop()
+                for n in tensors:
+                    if kw[n].dtype == back:
+                        kw[n] = jax.lax.convert_element_type(kw[n], _OPMATH)
+        out = impl(**kw)
+        if back is not None:
+            out = jax.tree.map(lambda o: o.astype(back) if o.dtype == _OPMATH else o, out)
+        return out
 
     kernel.__name__ = row.name
     return jax.jit(kernel)
+
+
+def _static_value(row, sig, statics, name):
+    """The static argument `name` of a kernel signature (None if it is not static)."""
+    si = 0
+    for n, k in zip(row.names, sig):
+        if k == "T" or k == "S" or k == "L" or k == "D" or type(k) is tuple:
+            continue
+        if n == name:
+            return statics[si]
+        si += 1
+    return None
 
 
 def _bad_arg(row, name, v):
@@ -764,6 +804,7 @@ def op(name=None, *, pointwise=False, promote="default", tensors=None, lists=(),
         row.divisor = row.names.index(divisor) if divisor else None
         row.divisor_when = divisor_when
         row.autograd = None  # (record, node name, saves policy), resolved on first use
+        row.opmath = True
         row.defaults = tuple(_scalar_default(p) for p in sig.parameters.values())
         row.plan = tuple(
             (_TP if n in row.promoted else _TN) if n in row.tensors else
