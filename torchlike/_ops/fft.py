@@ -14,7 +14,7 @@ import numpy as np
 from .._core import dtype as dt
 from .._core.tensor import Tensor, _wrap_dim
 from .creation import _out_or, from_np
-from .registry import FUNCTIONS, _TensorStatic, op, publish, short_name
+from .registry import FUNCTIONS, OPS, _TensorStatic, op, publish, short_name
 
 F = "fft"
 _NORMS = ("backward", "ortho", "forward")
@@ -287,3 +287,6 @@ def _freq(name, onesided):
 
 _freq("fftfreq", False)
 _freq("rfftfreq", True)
+for _row in OPS.values():
+    if _row is not None and _row.family == F:
+        _row.opmath = False  # PyTorch's CPU FFTs reject float16/bfloat16: the kernels must see them

@@ -742,26 +742,28 @@ def _strict(name, bad=(), combo=()):
                         raise TypeError(f"{fname}(): argument '{n}' must be Tensor, not "
                                         f"{type(v).__name__}")
             return fn(*args, **kw)
-        w.__name__ = fname
-        w.__doc__ = fn.__doc__
         return w
     _rewrap(name, make)
 
 
 def _rewrap(name, make):
     """Replace the function, method and in-place method of row `name` (under every alias)
-    with `make(f, alias, is_method)`."""
+    with the wrapper `make(f, alias, is_method)` (named and documented as `f`)."""
+    def wrapped(f, k, method):
+        w = make(f, k, method)
+        w.__name__, w.__doc__ = k, f.__doc__
+        return w
     for table, method in ((FUNCTIONS, False), (METHODS, True)):
         base = table.get(name)
         if base is not None:
             for k, f in list(table.items()):
                 if f is base:
-                    table[k] = make(f, k, method)
+                    table[k] = wrapped(f, k, method)
         ip = METHODS.get(name + "_") if method else None
         if ip is not None:
             for k, f in list(table.items()):
                 if f is ip:
-                    table[k] = make(f, k, True)
+                    table[k] = wrapped(f, k, True)
 
 
 def _scalars_fit(name, tensor, params):
@@ -790,8 +792,6 @@ def _scalars_fit(name, tensor, params):
                                            f"desired output type "
                                            f"{dt.CPP_TYPE_NAMES.get(t.dtype.name, t.dtype.name)}")
             return fn(*args, **kw)
-        w.__name__ = fname
-        w.__doc__ = fn.__doc__
         return w
     _rewrap(name, make)
 
