@@ -109,7 +109,8 @@ def broadcast_shapes_checked(shapes):
 
 def _static_dtype(row, sig, statics):
     """`statics` with the `dtype` argument read as PyTorch's parser reads it (`dtype=float` is
-    float64; a string raises its TypeError): once per kernel, as the raw value is in the key."""
+    float64; a string raises its TypeError): once per kernel, as the raw value is in the key.
+    Also returns that dtype (None when the call gave none)."""
     si = 0
     for name, k in zip(row.names, sig):
         if k == "T" or k == "S" or k == "L" or k == "D" or type(k) is tuple:
@@ -117,10 +118,11 @@ def _static_dtype(row, sig, statics):
         if name == "dtype":
             v = statics[si]
             if v is not None and type(v) is not dt.dtype:
-                statics = statics[:si] + (dt.to_dtype(v, row.name),) + statics[si + 1:]
-            return statics
+                v = dt.to_dtype(v, row.name)
+                statics = statics[:si] + (v,) + statics[si + 1:]
+            return statics, v
         si += 1
-    return statics
+    return statics, None
 
 
 _REDUCED = frozenset(("float16", "bfloat16"))
@@ -136,8 +138,8 @@ def _build_kernel(row, sig, statics, compute):
     impl, names, promoted, scalars = row.impl, row.names, row.promoted, row.scalars
     explicit_dtype = False
     if "dtype" in names:
-        statics = _static_dtype(row, sig, statics)
-        explicit_dtype = _static_value(row, sig, statics, "dtype") is not None
+        statics, given = _static_dtype(row, sig, statics)
+        explicit_dtype = given is not None
     cnp = compute.np if compute is not None else None
     opmath = row.opmath and not explicit_dtype
     reduced = cnp if cnp is not None and compute.name in _REDUCED and opmath else None
@@ -194,18 +196,6 @@ def _build_kernel(row, sig, statics, compute):
 
     kernel.__name__ = row.name
     return jax.jit(kernel)
-
-
-def _static_value(row, sig, statics, name):
-    """The static argument `name` of a kernel signature (None if it is not static)."""
-    si = 0
-    for n, k in zip(row.names, sig):
-        if k == "T" or k == "S" or k == "L" or k == "D" or type(k) is tuple:
-            continue
-        if n == name:
-            return statics[si]
-        si += 1
-    return None
 
 
 def _bad_arg(row, name, v):
