@@ -10,10 +10,11 @@ deliberately not preloaded in the server, since it usually imports torchlike and
 XLA's threads there.
 
 A script without the `if __name__ == "__main__":` guard works as it does with PyTorch's `fork`
-workers: a worker's re-run of the main script is silent and stops where the script starts
-DataLoader workers, which is where the parent stood when it started this worker, so every
-definition the worker needs exists (PyTorch's spawn-based platforms need the guard; Linux's
-fork does not)."""
+workers: a worker's re-run of the main script is silent and stops at the first place the script
+starts DataLoader workers, where the parent stood when it started its first workers, so the
+definitions a worker needs exist (PyTorch's spawn-based platforms need the guard; Linux's fork
+does not). Functions the workers need that the re-run does not define travel by value
+(`functions.py`)."""
 import multiprocessing
 import multiprocessing.forkserver as _fs
 import multiprocessing.spawn as _spawn
