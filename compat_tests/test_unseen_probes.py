@@ -396,20 +396,34 @@ print(torch.ones(1).copy_(z)); print(torch.ones(1).copy_(z))
 """
 
 
-def test_complex_to_real_warning_once_per_process(tmp_path):
+_SLOW_LIST_SCRIPT = """
+import warnings
+import numpy as np
+import torch
+warnings.simplefilter("always")
+print(torch.tensor([[1, 2], np.arange(2)]))
+print(torch.tensor([np.arange(3), np.arange(3, 6)]), torch.as_tensor((np.arange(2), np.arange(2))))
+"""
+
+
+@pytest.mark.parametrize("code,message", [(_ONCE_SCRIPT, "Casting complex values"),
+                                          (_SLOW_LIST_SCRIPT, "list of numpy.ndarrays")],
+                         ids=["complex-to-real", "list-of-ndarrays"])
+def test_warnings_once_per_process(tmp_path, code, message):
     """PyTorch warns on the first complex-to-real copy of a process (`.float()`, `.to`,
-    `copy_`), at the user's line, and never again."""
+    `copy_`) and on the first tensor made from a list of ndarrays, at the user's line, and
+    never again."""
     import os
     import subprocess
     import sys
     script = tmp_path / "once.py"
-    script.write_text(_ONCE_SCRIPT)
+    script.write_text(code)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     runs = [subprocess.run([sys.executable, *pre, str(script)], capture_output=True, text=True,
                            timeout=240, env=env, cwd=tmp_path) for pre in ((), ("-m", "torchlike"))]
     assert runs[0].returncode == 0 and runs[1].returncode == 0, runs[1].stderr
     assert (runs[1].stdout, runs[1].stderr) == (runs[0].stdout, runs[0].stderr)
-    assert runs[0].stderr.count("Casting complex values") == 1
+    assert runs[0].stderr.count(message) == 1
 
 
 # ---- float16/bfloat16 ops compute in float32 and round once (PyTorch's opmath) --------------
