@@ -466,3 +466,51 @@ def test_bfloat16_autocast_training_step():
             losses.append(repr(out[0]))
         return losses
     check(f)
+
+
+# ---- nn.utils.weight_norm / remove_weight_norm (the hook form) ------------------------------
+
+@pytest.mark.parametrize("make,kw", [("nn.Linear(3, 4)", {}), ("nn.Linear(3, 4)", {"dim": None}),
+                                     ("nn.Conv2d(2, 3, 3)", {"dim": 1}),
+                                     ("nn.Conv2d(2, 3, 3)", {"dim": -1}),
+                                     ("nn.Conv1d(2, 3, 3)", {"dim": 2}),
+                                     ("nn.Linear(3, 4)", {"name": "bias"})])
+def test_weight_norm(make, kw):
+    def f(torch):
+        import warnings
+        nn = torch.nn
+        torch.manual_seed(0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            m = nn.utils.weight_norm(eval(make, {"nn": nn}), **kw)
+        name = kw.get("name", "weight")
+        x = torch.randn(2, *( (3,) if "Linear" in make else (2, 5, 5) if "2d" in make else (2, 6)))
+        y = m(x)
+        y.sum().backward()
+        g, v = getattr(m, name + "_g"), getattr(m, name + "_v")
+        out = (repr(m), [n for n, _ in m.named_parameters()], list(m.state_dict()), g, g.grad,
+               v.grad, getattr(m, name).grad_fn.name(), y)
+        torch.optim.SGD(m.parameters(), lr=0.1).step()
+        y2 = m(x)
+        nn.utils.remove_weight_norm(m, name)
+        return out + (y2, [n for n, _ in m.named_parameters()], getattr(m, name),
+                      len(m._forward_pre_hooks))
+    check(f, rtol=1e-5, atol=1e-6)
+
+
+def test_weight_norm_errors_and_warning():
+    def f(torch):
+        import warnings
+        nn = torch.nn
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            m = nn.utils.weight_norm(nn.Linear(2, 2))
+        errors = []
+        for call in (lambda: nn.utils.weight_norm(m), lambda: nn.utils.remove_weight_norm(
+                nn.Linear(2, 2)), lambda: nn.utils.remove_weight_norm(m, "bias")):
+            try:
+                call()
+            except (RuntimeError, ValueError) as e:
+                errors.append((type(e).__name__, str(e)))
+        return [(x.category.__name__, str(x.message)) for x in w], errors
+    check(f)
