@@ -514,3 +514,57 @@ def test_weight_norm_errors_and_warning():
                 errors.append((type(e).__name__, str(e)))
         return [(x.category.__name__, str(x.message)) for x in w], errors
     check(f)
+
+
+# ---- nn.utils.parametrize / parametrizations.weight_norm -------------------------------------
+
+_PARAMETRIZE = """
+import copy
+import torch
+import torch.nn as nn
+import torch.nn.utils.parametrize as P
+torch.manual_seed(0)
+m = nn.utils.parametrizations.weight_norm(nn.Linear(3, 4))
+print(m); print(m.parametrizations, m.parametrizations.weight.original0.shape)
+print(type(m.parametrizations.weight).__name__, P.is_parametrized(m), P.is_parametrized(m, 'bias'))
+print(isinstance(m, nn.Linear), type(m).__name__, type(m).__mro__[1].__name__)
+print(m.weight.grad_fn.name(), list(m.state_dict()), [n for n, _ in m.named_parameters()])
+x = torch.randn(2, 3); m(x).sum().backward()
+print(m.parametrizations.weight.original0.grad.flatten(), m.parametrizations.weight.original1.grad)
+print([n for n, _ in m.named_modules()])
+class Sym(nn.Module):
+    def forward(self, X): return X.triu() + X.triu(1).transpose(-1, -2)
+l = nn.Linear(3, 3); P.register_parametrization(l, 'weight', Sym()); print(l)
+print(list(l.state_dict()), torch.equal(l.weight, l.weight.T))
+P.register_parametrization(l, 'weight', Sym()); print(l.parametrizations.weight)
+with P.cached(): print(l.weight is l.weight)
+print(l.weight is l.weight)
+P.remove_parametrizations(l, 'weight'); print(type(l).__name__, list(l.state_dict()), type(l.weight).__name__)
+m2 = nn.utils.parametrizations.weight_norm(nn.Conv1d(2, 3, 3), dim=None); print(m2.parametrizations.weight.original0)
+try: P.remove_parametrizations(m, 'weight', leave_parametrized=False)
+except ValueError as e: print("ValueError", e)
+P.remove_parametrizations(m, 'weight'); print(type(m).__name__, m.weight.shape, list(m.state_dict()))
+o = nn.utils.parametrizations.weight_norm(nn.Linear(3, 2)); opt = torch.optim.Adam(o.parameters(), lr=0.1)
+for _ in range(3):
+    loss = o(x).pow(2).sum(); opt.zero_grad(); loss.backward(); opt.step()
+print(o.weight)
+n2 = nn.utils.parametrizations.weight_norm(nn.Linear(3, 2)); n2.load_state_dict(o.state_dict())
+print(torch.allclose(n2.weight, o.weight), type(copy.deepcopy(o)).__name__)
+"""
+
+
+def test_parametrize_and_weight_norm_script(tmp_path):
+    """A script using parametrizations (weight_norm, a custom one, caching, removal, training,
+    state_dict, deepcopy) prints the same under both libraries."""
+    import os
+    import subprocess
+    import sys
+    script = tmp_path / "param.py"
+    script.write_text(_PARAMETRIZE)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    runs = [subprocess.run([sys.executable, "-W", "ignore", *pre, str(script)],
+                           capture_output=True, text=True, timeout=240, env=env, cwd=tmp_path)
+            for pre in ((), ("-m", "torchlike"))]
+    assert runs[0].returncode == 0, runs[0].stderr
+    assert runs[1].returncode == 0, runs[1].stderr
+    assert runs[1].stdout == runs[0].stdout

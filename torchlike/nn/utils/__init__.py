@@ -3,3 +3,4 @@ from .clip_grad import *  # noqa: F401,F403
 from .convert_parameters import *  # noqa: F401,F403
 from . import rnn  # noqa: F401
 from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401
+from . import parametrize, parametrizations  # noqa: F401,E402

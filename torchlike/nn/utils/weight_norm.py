@@ -37,6 +37,15 @@ def norm_except_dim(v, dim):
     return wrap(_norm_fn(v.dim(), dim)(v.detach()._value()), v.device)
 
 
+def weight_norm_interface(v, g, dim):
+    """`v * (g / ||v||)`, the norm taken over every dim but `dim` (PyTorch's `_weight_norm`;
+    its fused kernel, and so its node name, serves the first and last dim)."""
+    from ...autograd.function import apply_jax
+    fused = dim in (0, v.dim() - 1)
+    return apply_jax(_weight_fn(v.dim(), dim), [v, g],
+                     "WeightNormInterfaceBackward0" if fused else "MulBackward0")[0]
+
+
 class WeightNorm:
     """Mirrors `torch.nn.utils.weight_norm.WeightNorm` (the forward pre-hook)."""
 
@@ -45,13 +54,8 @@ class WeightNorm:
         self.dim = -1 if dim is None else dim
 
     def compute_weight(self, module):
-        from ...autograd.function import apply_jax
-        g = getattr(module, self.name + "_g")
-        v = getattr(module, self.name + "_v")
-        # PyTorch's fused kernel serves the first and last dim; elsewhere it multiplies
-        fused = self.dim in (0, v.dim() - 1)
-        return apply_jax(_weight_fn(v.dim(), self.dim), [v, g],
-                         "WeightNormInterfaceBackward0" if fused else "MulBackward0")[0]
+        return weight_norm_interface(getattr(module, self.name + "_v"),
+                                     getattr(module, self.name + "_g"), self.dim)
 
     @staticmethod
     def apply(module, name, dim):
