@@ -129,19 +129,29 @@ _REDUCED = frozenset(("float16", "bfloat16"))
 _OPMATH = np.dtype(np.float32)
 
 
+@functools.lru_cache(maxsize=None)
+def _cpu_only():
+    """No accelerator: reduced floats compute in float32 as PyTorch's CPU kernels do. With a
+    GPU or TPU they keep their own type, so matrix products stay on the fast reduced-precision
+    units (which accumulate in float32 anyway)."""
+    from .._core.device import gpus
+    return not gpus()
+
+
 def _build_kernel(row, sig, statics, compute):
     """A jitted kernel: dynamic operands in, `row.impl` applied with the static arguments.
-    A float16/bfloat16 computation runs in float32 and rounds its float results once, as
-    PyTorch's kernels compute reduced floats (its "opmath" type): a bfloat16 sum accumulates
-    in float32, a linear layer adds its bias before rounding. Rows with `opmath` False, and
-    calls given an explicit `dtype`, compute in the dtype itself."""
+    On a machine without an accelerator a float16/bfloat16 computation runs in float32 and
+    rounds its float results once, as PyTorch's CPU kernels compute reduced floats (its
+    "opmath" type): a bfloat16 sum accumulates in float32, a linear layer adds its bias before
+    rounding. Rows with `opmath` False, and calls given an explicit `dtype`, compute in the
+    dtype itself."""
     impl, names, promoted, scalars = row.impl, row.names, row.promoted, row.scalars
     explicit_dtype = False
     if "dtype" in names:
         statics, given = _static_dtype(row, sig, statics)
         explicit_dtype = given is not None
     cnp = compute.np if compute is not None else None
-    opmath = row.opmath and not explicit_dtype
+    opmath = row.opmath and not explicit_dtype and _cpu_only()
     reduced = cnp if cnp is not None and compute.name in _REDUCED and opmath else None
     if reduced is not None:
         cnp = _OPMATH
