@@ -8,7 +8,10 @@ floats), Python scalars, nested tuples/lists/dicts/namedtuples, and raised excep
 and message).
 """
 import math
+import os
 import re
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -159,3 +162,28 @@ def same_repr(fn, *args):
 def both(np_array):
     """Build the same input for both libraries from a NumPy array (a fresh copy each)."""
     return lambda lib: lib.tensor(np_array.copy())
+
+
+def run_script(code, tmp_path, torchlike):
+    """stdout and stderr of `code` run as a script with real torch or through the runner."""
+    folder = tmp_path / ("torchlike" if torchlike else "torch")
+    folder.mkdir(exist_ok=True)
+    path = folder / "script.py"   # the same file name on both sides: warnings print it
+    path.write_text(code)
+    cmd = [sys.executable] + (["-m", "torchlike"] if torchlike else []) + [str(path)]
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    out = subprocess.run(cmd, cwd=folder, env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stdout, out.stderr
+
+
+def same_script_output(code, tmp_path):
+    """The script prints the same (stdout and stderr) under both libraries; returns what it
+    printed."""
+    real = run_script(code, tmp_path, torchlike=False)
+    ours = run_script(code, tmp_path, torchlike=True)
+    ours = tuple(o.replace(str(tmp_path / "torchlike"), str(tmp_path / "torch")) for o in ours)
+    assert ours == real, f"torch:\n{real[0]}{real[1]}\ntorchlike:\n{ours[0]}{ours[1]}"
+    return real

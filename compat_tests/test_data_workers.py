@@ -15,7 +15,7 @@ import textwrap
 import pytest
 
 import torchlike
-from harness import check
+from harness import check, same_script_output
 from data_helpers import datasets as H
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -201,16 +201,8 @@ def test_unguarded_script_with_workers_and_lambdas(tmp_path):
     closure as collate_fn / worker_init_fn: PyTorch's fork-started workers run it; under the
     drop-in runner it prints the same (each worker's re-run of the script is silent and stops
     where the script starts workers)."""
-    script = tmp_path / "unguarded.py"
-    script.write_text(_UNGUARDED)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    run = lambda *a: subprocess.run([sys.executable, *a, str(script)], capture_output=True,  # noqa: E731
-                                    text=True, timeout=240, env=env, cwd=tmp_path)
-    theirs, ours = run(), run("-m", "torchlike")
-    assert theirs.returncode == 0, theirs.stderr
-    assert ours.returncode == 0, ours.stderr
-    assert (ours.stdout, ours.stderr) == (theirs.stdout, theirs.stderr)
-    assert ours.stdout.count("top of script") == 1 and ours.stdout.endswith("done\n")
+    out, _ = same_script_output(_UNGUARDED, tmp_path)
+    assert out.count("top of script") == 1 and out.endswith("done\n")
 
 
 def test_unnamed_functions_reach_workers():

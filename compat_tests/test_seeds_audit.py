@@ -6,38 +6,16 @@ import collections
 import copy
 import math
 import os
-import subprocess
 import sys
 
 import numpy as np
 
-from harness import check, same_repr
+from harness import check, same_repr, same_script_output
 from test_autograd_function import make_linear, make_linear_module
 
 # ---- helpers -----------------------------------------------------------------------------------
 
 
-def _run_script(code, tmp_path, torchlike):
-    """stdout and stderr of `code` run as a script with real torch or through the runner."""
-    folder = tmp_path / ("torchlike" if torchlike else "torch")
-    folder.mkdir(exist_ok=True)
-    path = folder / "script.py"   # the same file name on both sides: warnings print it
-    path.write_text(code)
-    cmd = [sys.executable] + (["-m", "torchlike"] if torchlike else []) + [str(path)]
-    env = dict(os.environ)
-    env.pop("PYTHONPATH", None)
-    out = subprocess.run(cmd, cwd=folder, env=env, capture_output=True, text=True,
-                         timeout=300)
-    assert out.returncode == 0, out.stderr[-3000:]
-    return out.stdout, out.stderr
-
-
-def same_script_output(code, tmp_path):
-    """The script prints the same (stdout and stderr) under both libraries."""
-    real = _run_script(code, tmp_path, torchlike=False)
-    ours = _run_script(code, tmp_path, torchlike=True)
-    ours = tuple(o.replace(str(tmp_path / "torchlike"), str(tmp_path / "torch")) for o in ours)
-    assert ours == real, f"torch:\n{real[0]}{real[1]}\ntorchlike:\n{ours[0]}{ours[1]}"
 
 
 def _err(fn):

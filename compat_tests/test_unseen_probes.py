@@ -3,10 +3,9 @@ libraries (2026-11-27): seeded multinomial draws, exact lgamma zeros, complex in
 the degrees-of-freedom warning of std/var."""
 import warnings
 
-import numpy as np
 import pytest
 
-from harness import check, same_repr
+from harness import check, same_repr, same_script_output
 
 
 # ---- multinomial: PyTorch's CPU draws, and the generator state they leave --------------------
@@ -413,17 +412,8 @@ def test_warnings_once_per_process(tmp_path, code, message):
     """PyTorch warns on the first complex-to-real copy of a process (`.float()`, `.to`,
     `copy_`) and on the first tensor made from a list of ndarrays, at the user's line, and
     never again."""
-    import os
-    import subprocess
-    import sys
-    script = tmp_path / "once.py"
-    script.write_text(code)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    runs = [subprocess.run([sys.executable, *pre, str(script)], capture_output=True, text=True,
-                           timeout=240, env=env, cwd=tmp_path) for pre in ((), ("-m", "torchlike"))]
-    assert runs[0].returncode == 0 and runs[1].returncode == 0, runs[1].stderr
-    assert (runs[1].stdout, runs[1].stderr) == (runs[0].stdout, runs[0].stderr)
-    assert runs[0].stderr.count(message) == 1
+    _, err = same_script_output(code, tmp_path)
+    assert err.count(message) == 1
 
 
 # ---- float16/bfloat16 ops compute in float32 and round once (PyTorch's opmath) --------------
@@ -556,15 +546,4 @@ print(torch.allclose(n2.weight, o.weight), type(copy.deepcopy(o)).__name__)
 def test_parametrize_and_weight_norm_script(tmp_path):
     """A script using parametrizations (weight_norm, a custom one, caching, removal, training,
     state_dict, deepcopy) prints the same under both libraries."""
-    import os
-    import subprocess
-    import sys
-    script = tmp_path / "param.py"
-    script.write_text(_PARAMETRIZE)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    runs = [subprocess.run([sys.executable, "-W", "ignore", *pre, str(script)],
-                           capture_output=True, text=True, timeout=240, env=env, cwd=tmp_path)
-            for pre in ((), ("-m", "torchlike"))]
-    assert runs[0].returncode == 0, runs[0].stderr
-    assert runs[1].returncode == 0, runs[1].stderr
-    assert runs[1].stdout == runs[0].stdout
+    same_script_output(_PARAMETRIZE, tmp_path)
