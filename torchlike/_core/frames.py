@@ -27,3 +27,17 @@ def user_stacklevel():
             level += 1
         f = f.f_back
     return level
+
+
+_WARNED = set()
+
+
+def warn(message, once=False):
+    """A `UserWarning` at the user's line, as PyTorch's warnings from C++ are; `once`: only the
+    first time in the process (PyTorch's TORCH_WARN_ONCE)."""
+    if once:
+        if message in _WARNED:
+            return
+        _WARNED.add(message)
+    import warnings
+    warnings.warn(message, UserWarning, stacklevel=user_stacklevel())

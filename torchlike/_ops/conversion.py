@@ -71,17 +71,11 @@ def _to_device_array(a, d):
     return jax.device_put(a, dev.jax_device(d))
 
 
-_WARNED = set()
-
-
 def _warn_complex_to_real():
     """PyTorch's warning for a complex-to-real copy: once per process, at the user's line."""
-    if "complex" not in _WARNED:
-        _WARNED.add("complex")
-        import warnings
-        warnings.warn("Casting complex values to real discards the imaginary part (Triggered "
-                      "internally at /__w/pytorch/pytorch/aten/src/ATen/native/Copy.cpp:307.)",
-                      UserWarning, stacklevel=frames.user_stacklevel())
+    frames.warn("Casting complex values to real discards the imaginary part (Triggered "
+                "internally at /__w/pytorch/pytorch/aten/src/ATen/native/Copy.cpp:307.)",
+                once=True)
 
 
 def _convert(self, dtype=None, device=None, copy=False):

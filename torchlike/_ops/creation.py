@@ -174,9 +174,6 @@ def _leaf(x, target):
     return x
 
 
-_SLOW_LIST_WARNED = []
-
-
 def _flatten(data, shape, target):
     """Leaves of `data` in order, checking every level against `shape`."""
     out = []
@@ -188,13 +185,12 @@ def _flatten(data, shape, target):
             return
         if not _is_seq(x):
             raise TypeError("not a sequence")
-        if d and type(x) is np.ndarray and not _SLOW_LIST_WARNED:
-            _SLOW_LIST_WARNED.append(True)  # once per process, as PyTorch's
-            warnings.warn("Creating a tensor from a list of numpy.ndarrays is extremely slow. "
-                          "Please consider converting the list to a single numpy.ndarray with "
-                          "numpy.array() before converting to a tensor. (Triggered internally "
-                          "at /__w/pytorch/pytorch/torch/csrc/utils/tensor_new.cpp:252.)",
-                          UserWarning, stacklevel=frames.user_stacklevel())
+        if d and type(x) is np.ndarray:
+            frames.warn("Creating a tensor from a list of numpy.ndarrays is extremely slow. "
+                        "Please consider converting the list to a single numpy.ndarray with "
+                        "numpy.array() before converting to a tensor. (Triggered internally "
+                        "at /__w/pytorch/pytorch/torch/csrc/utils/tensor_new.cpp:252.)",
+                        once=True)
         if len(x) != shape[d]:
             raise ValueError(f"expected sequence of length {shape[d]} at dim {d} "
                              f"(got {len(x)})")

@@ -11,7 +11,6 @@ raises for out-of-range indices; a jitted kernel cannot).
 import functools
 import numbers
 import operator
-import warnings
 import weakref
 
 import jax
@@ -56,10 +55,6 @@ def _treat_as_tuple(index):
     return False
 
 
-def _warn(message):
-    warnings.warn(message, UserWarning, stacklevel=frames.user_stacklevel())
-
-
 def _bad_index(o):
     return IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
                       f"Variables are valid indices (got {type(o).__name__})")
@@ -96,7 +91,7 @@ def _basic(self, index):
         items = index
     elif _treat_as_tuple(index):
         items = tuple(index)
-        _warn("Using a non-tuple sequence for multidimensional indexing is deprecated and will "
+        frames.warn("Using a non-tuple sequence for multidimensional indexing is deprecated and will "
               "be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 "
               "this will be interpreted as tensor index, x[torch.tensor(seq)], which will "
               "result either in an error or a different result (Triggered internally at "
@@ -200,7 +195,7 @@ def _basic(self, index):
             if isinstance(o, Tensor):
                 kind = o.dtype.np.kind
                 if o.dtype is dt.uint8:
-                    _warn("indexing with dtype torch.uint8 is now deprecated, please use a "
+                    frames.warn("indexing with dtype torch.uint8 is now deprecated, please use a "
                           "dtype torch.bool instead. (Triggered internally at /__w/pytorch/"
                           "pytorch/aten/src/ATen/native/IndexingUtils.h:37.)")
                 if o.dtype is dt.bool_ or o.dtype is dt.uint8:

@@ -7,13 +7,13 @@ changes `self`'s own layout (`transpose_`, `squeeze_`, ...).
 import inspect
 import math
 import operator
-import warnings
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from .._core import formats as _fmt
+from .._core import frames as _frames
 from .._core import dtype as dt
 from .._core import layout
 from .._core.grad_state import ENABLED as _GRAD
@@ -713,16 +713,10 @@ _T_DEPRECATED = {
           "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to "
           "reverse the dimensions of a tensor. (Triggered internally at "
           "/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4314.)"}
-_T_WARNED = set()
-
-
 def _T(self):
     """`x.T`; on other than 2-D tensors PyTorch warns (once per process, each message)."""
     if self.dim() != 2:
-        key = 0 if self.dim() == 0 else None
-        if key not in _T_WARNED:
-            _T_WARNED.add(key)
-            warnings.warn(_T_DEPRECATED[key], UserWarning, stacklevel=2)
+        _frames.warn(_T_DEPRECATED[0 if self.dim() == 0 else None], once=True)
     return permute(self, tuple(range(self.dim() - 1, -1, -1)))
 
 
