@@ -50,6 +50,10 @@ from ._core import compile_budget as _compile_budget  # noqa: E402
 
 _compile_budget.install()
 
+from . import compile_log  # noqa: E402
+
+compile_log.install()
+
 from ._core import dtype as _dt  # noqa: E402
 from ._core.device import device  # noqa: E402
 from ._core.dtype import (  # noqa: E402,F401

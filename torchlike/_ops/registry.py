@@ -30,6 +30,9 @@ from .._core.formats import dense_strides
 from .._core.layout import has_internal_overlap, read_impl, write_impl
 from .._core.tensor import Tensor, wrap
 from . import fastpath
+from .. import compile_log
+
+_KEY_PARTS = ("operand kinds", "static arguments", "compute dtype")
 
 OPS = {}          # name -> Op, every registered row
 FUNCTIONS = {}    # public torchlike.X callables
@@ -155,10 +158,12 @@ def _build_kernel(row, sig, statics, compute):
     reduced = cnp if cnp is not None and compute.name in _REDUCED and opmath else None
     if reduced is not None:
         cnp = _OPMATH
+    key = (sig, statics, compute)
     static_iter_names = statics
     defaults = row.defaults
 
     def kernel(*dyn):
+        compile_log.note(row.name, row.name, key, key, dyn, _KEY_PARTS)  # only while tracing
         back = reduced  # the reduced float type results are rounded back to (this trace's)
         kw = {}
         i = 0
@@ -392,7 +397,7 @@ def _device_scalar(v):
     if a < 2 or tracing() or (not v and type(v) is not int and type(v) is not bool):
         _SCALARS[key] = a + 1
         return _NP_SCALAR[type(v)](v)
-    a = _SCALARS[key] = jax.numpy.asarray(_NP_SCALAR[type(v)](v))
+    a = _SCALARS[key] = jax.device_put(_NP_SCALAR[type(v)](v))  # no program, unlike asarray
     return a
 
 

@@ -5,6 +5,7 @@ runs node by node (no big compile for one-off graphs); graphs with hooks, custom
 CopySlices, create_graph or autograd.grad go node by node too."""
 import jax
 
+from .. import compile_log
 from .graph import AccumulateGrad, JaxNode, _make_vjp
 
 _ENTRIES = {}     # structure key -> [jitted program, or None until its second sighting]
@@ -82,6 +83,9 @@ def _program(key):
     specs, root_spec, n_leaves = key
 
     def program(dyns, root_cts):
+        compile_log.note("fused_backward", "fused_backward", key,
+                         (f"graph of {len(specs)} nodes",), jax.tree.leaves((dyns, root_cts)),
+                         ("structure",))
         bufs = [[None] * sig[5] for sig, _ in specs]
         leaf = [None] * n_leaves
 
@@ -112,4 +116,5 @@ def _program(key):
                 if edge is not None and g is not None:
                     add(edge, g)
         return leaf
+    program.__name__ = "fused_backward"
     return program

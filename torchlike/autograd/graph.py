@@ -12,6 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .. import compile_log
 from .._core.tensor import Tensor
 
 _seq = itertools.count()
@@ -320,8 +321,15 @@ def vjp_kernel(fn, diff, present, out_diff, single):
     return k
 
 
+_VJP_PARTS = ("differentiated operands", "cotangents present", "differentiable outputs")
+
+
 def _make_vjp(fn, diff, present, out_diff, single):
+    name = getattr(fn, "__name__", "kernel") + "_backward"
+
     def bwd(dyn, cts):
+        compile_log.note(name, name, (fn, diff, present, out_diff), (diff, present, out_diff),
+                         tuple(dyn) + tuple(cts), _VJP_PARTS)
         def f(*xs):
             return fn(*substitute(dyn, diff, xs))
         out, pullback = jax.vjp(f, *[pick(dyn, i) for i in diff])
@@ -337,6 +345,7 @@ def _make_vjp(fn, diff, present, out_diff, single):
                 full_ct.append(jnp.zeros(o.shape, o.dtype))
         grads = pullback(full_ct[0] if single else tuple(full_ct))
         return tuple(_real_grad(g, None) for g in grads)
+    bwd.__name__ = name
     return bwd
 
 

@@ -1,0 +1,85 @@
+"""torchlike.compile_log: every trace and compile is counted (JAX's own events) and reported with
+torchlike's reason (the op, the key part or operand type that changed, the user's line).
+Stated facts about torchlike's own extension; shapes are fresh per test so the events happen."""
+import os
+import subprocess
+import sys
+
+import torchlike as torch
+from torchlike import compile_log
+
+_HERE = os.path.basename(__file__)
+
+
+def _fresh(n):
+    """A length no other test uses, so the kernels below are traced here."""
+    return 1000 + n
+
+
+def test_new_shape_is_reported_with_op_operand_and_line():
+    n = _fresh(1)
+    torch.ones(n).exp()
+    before = compile_log.counts()
+    with compile_log.record() as log:
+        torch.ones(n + 1).exp()
+    traces = [e for e in log.traces if e.name == "exp"]
+    assert len(traces) == 1, log.events
+    e = traces[0]
+    assert e.reason == f"new operand types: operand 0 f32[{n}] -> f32[{n + 1}]"
+    assert e.where.startswith(_HERE + ":")
+    assert any(c.name == "exp" for c in log.compiles)
+    after = compile_log.counts()
+    assert after["traces"] >= before["traces"] + 1
+    assert after["compiles"] >= before["compiles"] + 1
+    assert after["compile_seconds"] > before["compile_seconds"]
+
+
+def test_same_shape_again_is_not_reported():
+    x = torch.ones(_fresh(2))
+    x.sin()
+    with compile_log.record() as log:
+        x.sin()
+        x.sin()
+    assert log.events == []
+
+
+def test_changed_static_argument_names_the_key_part():
+    x = torch.ones(3, _fresh(3))
+    x.cumsum(0)
+    with compile_log.record() as log:
+        x.cumsum(1)
+    (e,) = [e for e in log.traces if e.name == "cumsum"]
+    assert e.reason.startswith("new kernel key: static arguments (0,")
+    assert "-> (1," in e.reason
+
+
+def test_backward_programs_are_reported():
+    w = torch.ones(_fresh(4), requires_grad=True)
+    with compile_log.record() as log:
+        for _ in range(2):   # the second sighting of the graph compiles the fused backward
+            (w * 2).sum().backward()
+    names = {e.name for e in log.traces}
+    assert {"mul", "sum", "mul_backward", "sum_backward", "fused_backward"} <= names, names
+    fused = [e for e in log.traces if e.name == "fused_backward"]
+    assert fused[0].reason.startswith("first call")
+
+
+def test_environment_switch_reports_on_stderr(tmp_path):
+    script = tmp_path / "shapes.py"
+    script.write_text("import torchlike as torch\n"
+                      "for n in (3, 4):\n"
+                      "    torch.ones(n).tanh()\n")
+    env = dict(os.environ, TORCHLIKE_LOG_COMPILES="1")
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if ln.startswith("torchlike: trace tanh")]
+    assert lines == [
+        lines[0],
+        lines[1],
+    ] and "at shapes.py:3: first call (f32[3])" in lines[0], r.stderr
+    assert "at shapes.py:3: new operand types: operand 0 f32[3] -> f32[4]" in lines[1]
+    assert "torchlike: compile tanh" in r.stderr
+    quiet = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                           env=dict(os.environ, TORCHLIKE_LOG_COMPILES="0"), timeout=300)
+    assert quiet.returncode == 0 and "torchlike:" not in quiet.stderr

@@ -1,0 +1,31 @@
+"""After warm-up nothing is traced or compiled: fixed-shape training loops of every style (MLP,
+CNN with batch norm, nn.LSTM/GRU, hand-written cells looped over time, custom Function and
+hooks, gradient clipping, schedulers, dropout, GPT-style attention) trace and compile zero
+programs from their third step on, counted by torchlike.compile_log in a fresh process (kernels
+compiled by other tests cannot hide a trace)."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+_SCRIPT = os.path.join(os.path.dirname(__file__), "runner_scripts", "zero_trace_styles.py")
+_STYLES = ["mlp", "cnn", "lstm", "gru", "cells", "function_and_hooks", "transformer",
+           "gpt_attention"]
+
+
+@pytest.fixture(scope="module")
+def per_style():
+    r = subprocess.run([sys.executable, _SCRIPT, *_STYLES], capture_output=True, text=True,
+                       timeout=900, env=dict(os.environ, TORCHLIKE_LOG_COMPILES="0"))
+    assert r.returncode == 0, r.stderr[-3000:]
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("style", _STYLES)
+def test_nothing_traced_or_compiled_from_the_third_step(per_style, style):
+    steps = per_style[style]
+    assert len(steps) == 6
+    assert steps[0], "the first step compiles its kernels (the count must see them)"
+    assert steps[2:] == [[]] * 4, steps[2:]

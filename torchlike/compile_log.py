@@ -1,0 +1,218 @@
+"""Which XLA programs torchlike traces and compiles, and why (a torchlike extension).
+
+PyTorch compiles nothing; torchlike traces and compiles an XLA program for every new kernel key
+or operand shape. This module counts every trace and compile in the process (JAX's own
+monitoring events, so nothing escapes it) and, when switched on, reports each one with the
+reason torchlike knows: which op, which part of its kernel key or which operand type changed,
+and the user's line that asked for it.
+
+    TORCHLIKE_LOG_COMPILES=1 python -m torchlike train.py   # one stderr line per event
+
+    import torchlike
+    torchlike.compile_log.enable()              # the same from Python; disable() stops it
+    with torchlike.compile_log.record() as log:  # collect the events of a block
+        step()
+    log.traces, log.compiles                     # lists of Event
+    torchlike.compile_log.counts()               # process totals since import
+"""
+import contextlib
+import os
+import sys
+import threading
+
+import jax.monitoring
+
+_TRACE = "/jax/core/compile/jaxpr_trace_duration"
+_COMPILE = "/jax/core/compile/backend_compile_duration"
+_CACHE_HIT = "/jax/compilation_cache/cache_hits"
+
+ON = [False]          # events are reported (a stream or a record() block is open)
+_STREAM = [None]      # where enable() writes, None: nowhere
+_RECORDERS = []       # open record() blocks
+_TOTALS = {"traces": 0, "compiles": 0, "compile_seconds": 0.0, "cache_hits": 0}
+_INSTALLED = [False]
+_PENDING = {}         # fun_name -> [notes of traces in progress] (a stack: traces nest)
+_SEEN = {}            # op name -> {kernel id: operand types last traced}
+_LOCK = threading.Lock()
+_SHOWN = 4            # changed operands named in one reason
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_JAX_DIR = os.path.dirname(os.path.abspath(jax.__file__)) + os.sep
+
+
+class Event:
+    """One trace or compile: `kind` ('trace' or 'compile'), `name` (the op or program),
+    `reason` (what changed, when torchlike knows), `where` (the user's file:line, for traces
+    torchlike took a note of) and `seconds`."""
+
+    __slots__ = ("kind", "name", "reason", "where", "seconds")
+
+    def __init__(self, kind, name, reason, where, seconds):
+        self.kind, self.name, self.reason, self.where, self.seconds = \
+            kind, name, reason, where, seconds
+
+    def __repr__(self):
+        where = f" at {self.where}" if self.where else ""
+        reason = f": {self.reason}" if self.reason else ""
+        return f"{self.kind} {self.name}{where}{reason} ({self.seconds * 1e3:.1f} ms)"
+
+
+class Record:
+    """The events of one `record()` block."""
+
+    def __init__(self):
+        self.events = []
+
+    @property
+    def traces(self):
+        return [e for e in self.events if e.kind == "trace"]
+
+    @property
+    def compiles(self):
+        return [e for e in self.events if e.kind == "compile"]
+
+
+def counts():
+    """Process totals: traces, compiles, compile_seconds (XLA backend compile time) and
+    cache_hits (programs loaded from the persistent compilation cache)."""
+    return dict(_TOTALS)
+
+
+def enable(stream=None):
+    """Report every trace and compile on `stream` (default: sys.stderr), one line each."""
+    _STREAM[0] = stream if stream is not None else sys.stderr
+    ON[0] = True
+
+
+def disable():
+    _STREAM[0] = None
+    ON[0] = bool(_RECORDERS)
+
+
+@contextlib.contextmanager
+def record():
+    """Collects the trace and compile events of the block (see `Record`)."""
+    r = Record()
+    _RECORDERS.append(r)
+    ON[0] = True
+    try:
+        yield r
+    finally:
+        _RECORDERS.remove(r)
+        ON[0] = bool(_RECORDERS) or _STREAM[0] is not None
+
+
+def _user_line():
+    f = sys._getframe(2)
+    while f is not None:
+        name = f.f_code.co_filename
+        if not (name.startswith(_PACKAGE) or name.startswith(_JAX_DIR) or name.startswith("<")):
+            return f"{os.path.basename(name)}:{f.f_lineno}"
+        f = f.f_back
+    return None
+
+
+def _type_str(x):
+    aval = getattr(x, "aval", None)
+    if aval is not None and hasattr(aval, "str_short"):
+        return aval.str_short(short_dtypes=True)
+    return type(x).__name__
+
+
+def _types(operands):
+    out = []
+    for x in operands:
+        if isinstance(x, (tuple, list)):
+            out.append("(" + ", ".join(_type_str(a) for a in x) + ")")
+        elif x is not None:
+            out.append(_type_str(x))
+        else:
+            out.append("-")
+    return tuple(out)
+
+
+def _diff_key(new, old, labels):
+    parts = []
+    for label, a, b in zip(labels, new, old):
+        if a != b:
+            parts.append(f"{label} {b!r} -> {a!r}")
+    return "; ".join(parts)
+
+
+def note(fun_name, op, kernel_id, key, operands, key_labels=("key",)):
+    """Called by a kernel while JAX traces it (so never on a cached call): remembers why, so
+    that the trace event that follows is reported with a reason. `key` is the kernel's cache
+    key (a tuple of parts named by `key_labels`), `operands` its traced operands."""
+    types = _types(operands)
+    with _LOCK:
+        seen = _SEEN.setdefault(op, {})
+        before = seen.get(kernel_id)
+        if before is None:
+            others = [k for k in seen if k != kernel_id]
+            if others:
+                old_key = seen[others[-1]][0]
+                reason = "new kernel key: " + (_diff_key(key, old_key, key_labels) or "same parts")
+            else:
+                reason = "first call"
+            if types:
+                shown = types if len(types) <= 2 * _SHOWN else types[:2 * _SHOWN] + ("...",)
+                reason += " (" + ", ".join(shown) + ")"
+        else:
+            changes = [f"operand {i} {b} -> {a}" for i, (a, b) in enumerate(zip(types, before[1]))
+                       if a != b]
+            if len(types) != len(before[1]):
+                changes.append(f"{len(before[1])} -> {len(types)} operands")
+            if len(changes) > _SHOWN:
+                changes[_SHOWN:] = [f"and {len(changes) - _SHOWN} more"]
+            reason = "new operand types: " + ("; ".join(changes) or "same types (cache cleared)")
+        seen[kernel_id] = (key, types)
+        if len(_SEEN) > 4096:
+            _SEEN.clear()
+        stack = _PENDING.setdefault(fun_name, [])
+        if len(stack) > 64:  # traces that never reported (an exception inside JAX)
+            del stack[:-64]
+        stack.append((reason, _user_line()))
+
+
+def _emit(event):
+    for r in _RECORDERS:
+        r.events.append(event)
+    stream = _STREAM[0]
+    if stream is not None:
+        try:
+            stream.write(f"torchlike: {event!r}\n")
+        except Exception:  # a closed stream never breaks the program
+            pass
+
+
+def _on_event(event, duration, **kwargs):
+    if event == _TRACE:
+        _TOTALS["traces"] += 1
+        name = kwargs.get("fun_name", "?")
+        pending = _PENDING.get(name)
+        reason, where = pending.pop() if pending else (None, None)
+        if ON[0]:
+            _emit(Event("trace", name, reason, where, duration))
+    elif event == _COMPILE:
+        _TOTALS["compiles"] += 1
+        _TOTALS["compile_seconds"] += duration
+        if ON[0]:
+            name = kwargs.get("fun_name", "?")
+            if name.startswith("jit(") and name.endswith(")"):
+                name = name[4:-1]
+            _emit(Event("compile", name, None, None, duration))
+
+
+def _on_plain_event(event, **kwargs):
+    if event == _CACHE_HIT:
+        _TOTALS["cache_hits"] += 1
+
+
+def install():
+    """Registers the listeners (idempotent); TORCHLIKE_LOG_COMPILES=1 turns reporting on."""
+    if _INSTALLED[0]:
+        return
+    _INSTALLED[0] = True
+    jax.monitoring.register_event_duration_secs_listener(_on_event)
+    jax.monitoring.register_event_listener(_on_plain_event)
+    if os.environ.get("TORCHLIKE_LOG_COMPILES", "0") not in ("", "0"):
+        enable()
