@@ -11,6 +11,17 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 # XLA's backend optimisation level 0 halves compile time (measured: test_nn_conv.py 243 -> 126 s)
 # and changes code speed, not what the HLO computes. Benchmarks run at the default level.
 os.environ.setdefault("XLA_FLAGS", "--xla_backend_optimization_level=0")
+# The persistent compilation cache is on by default; the suite gives it a folder of its own
+# (shared by the xdist workers, who inherit this environment), so that what earlier runs left
+# on disk cannot turn the compiles that tests count into cache loads.
+if "TORCHLIKE_CACHE_DIR" not in os.environ:
+    import atexit
+    import shutil
+    import tempfile
+    os.environ["TORCHLIKE_CACHE_DIR"] = tempfile.mkdtemp(prefix="torchlike-test-cache-")
+    _OWNER = os.getpid()
+    atexit.register(lambda: os.getpid() == _OWNER and shutil.rmtree(
+        os.environ["TORCHLIKE_CACHE_DIR"], ignore_errors=True))
 
 _RNG_NAMES = ("R", "RNG", "rng", "_RNG")
 

@@ -22,29 +22,9 @@ if _os.environ.get("TORCHLIKE_ASYNC_DISPATCH", "0") != "1":
     _jax.config.update("jax_cpu_enable_async_dispatch", False)
 
 
-def _enable_persistent_cache():
-    """With `TORCHLIKE_CACHE_DIR=/some/dir`, keep compiled kernels on disk so a second run of a
-    script starts warm. Off by default: JAX's file cache locks its entries (so processes sharing
-    it — DataLoader workers, parallel test runs — never read a half-written one) only with a
-    size limit and the `filelock` package, and then scans the folder on every write."""
-    path = _os.environ.get("TORCHLIKE_CACHE_DIR", "")
-    if not path or _jax.config.jax_compilation_cache_dir:
-        return
-    try:
-        import filelock  # noqa: F401
-    except ImportError:
-        return
-    try:
-        _os.makedirs(path, exist_ok=True)
-    except OSError:
-        return
-    _jax.config.update("jax_compilation_cache_max_size", 2 * 1024 ** 3)
-    _jax.config.update("jax_compilation_cache_dir", path)
-    _jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
-    _jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+from ._core import disk_cache as _disk_cache  # noqa: E402
 
-
-_enable_persistent_cache()
+_disk_cache.enable()
 
 from ._core import compile_budget as _compile_budget  # noqa: E402
 
