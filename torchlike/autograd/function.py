@@ -117,20 +117,78 @@ def _gather_fn(size):
 
 def record_view(src, view, name):
     """Give `view` (a view of `src`, which requires grad) its backward node: the view read as a
-    function of `src`'s value, so the gradient scatters back into `src`'s shape."""
+    function of `src`'s value, so the gradient scatters back into `src`'s shape. The view's
+    layout is translated from the storage into `src`'s value (O(ndim) host work, however many
+    elements), so the node is a slice/reshape/transpose of that value; only a `src` whose own
+    elements interleave or overlap in memory needs an index per element."""
     if _layout.is_contiguous(src._size, src._stride):
         # `src` is a contiguous run of the storage, so the view's strides hold in its value
         fn = _read(view._size, view._stride)
         dyn = [src._value(), view._offset - src._offset]
     else:
-        fn = _gather_fn(view._size)
-        dyn = [src._value(), _relative_index(src, view)]
+        moved = in_value_of(src, view)
+        if moved is not None:
+            fn = _read(view._size, moved[0])
+            dyn = [src._value(), moved[1]]
+        else:
+            fn = _gather_fn(view._size)
+            dyn = [src._value(), _relative_index(src, view)]
     record(name, fn, dyn, [(0, src)], [view], True, "none")
+
+
+def _digits(x, dims):
+    """`x` (a storage distance) as per-dim steps of `dims` ((stride, dim) pairs, strides
+    descending), greedily; None when a remainder is left."""
+    out = {}
+    for s, k in dims:
+        q = x // s
+        x -= q * s
+        if q:
+            out[k] = q
+    return out if x == 0 else None
+
+
+def in_value_of(src, view):
+    """(strides, offset) of `view`'s elements within `src`'s value (its elements in row-major
+    order), both strided over one storage; None unless `src`'s strides form a mixed radix (each
+    larger than everything the smaller ones reach, so every address has one decomposition) and
+    the view's addresses decompose without carries. O(ndim), whatever the sizes."""
+    dims = sorted(((s, k) for k, (n, s) in enumerate(zip(src._size, src._stride))
+                   if n > 1 and s > 0), reverse=True)
+    reach = 0
+    for s, k in reversed(dims):
+        if s <= reach:
+            return None
+        reach += s * (src._size[k] - 1)
+    rel = view._offset - src._offset
+    if rel < 0:
+        return None
+    top = _digits(rel, dims)
+    if top is None:
+        return None
+    value_stride = _layout.contiguous_strides(src._size)
+    offset = sum(q * value_stride[k] for k, q in top.items())
+    strides = []
+    for n, s in zip(view._size, view._stride):
+        if n == 1 or s == 0:
+            strides.append(0 if n != 1 else 1)
+            continue
+        steps = _digits(s, dims)
+        if steps is None:
+            return None
+        strides.append(sum(q * value_stride[k] for k, q in steps.items()))
+        for k, q in steps.items():
+            top[k] = top.get(k, 0) + q * (n - 1)
+    if 0 in view._size:
+        return tuple(strides), 0
+    if any(q >= src._size[k] for k, q in top.items()):
+        return None
+    return tuple(strides), offset
 
 
 def _relative_index(src, view):
     """For each element of `view`, its flat index among `src`'s elements (both strided over one
-    storage)."""
+    storage): host work over every element, for the layouts `in_value_of` cannot translate."""
     src_flat = _offsets(src._size, src._stride, src._offset).reshape(-1)
     order = np.argsort(src_flat, kind="stable")
     view_flat = _offsets(view._size, view._stride, view._offset)
