@@ -231,9 +231,6 @@ class Entry:
             st._np = None
             st._data = a
             st.shape = a.shape
-        for t in walk.tensors:   # a storage shared with NumPy goes in flat: re-derive layouts
-            t._natural = t._offset == 0 and t._size == t._st.shape and \
-                t._stride == _contiguous(t._size)
         ctx = patches.TraceContext(walk, hypers, gens)
         self.unknown = ctx.unknown_gens
         with patches.tracing(ctx):
@@ -250,8 +247,7 @@ class Entry:
             call = self.call
             if call is not None:
                 return call(walk, _hyper_arrays(walk), _gen_array(walk, self.plan))[0]
-        arrays = [st._data if st._data is not None else jnp.asarray(st._np)
-                  for st in walk.storages]
+        arrays = [st._data if st._data is not None else st.array() for st in walk.storages]
         # weakly typed 0-d arrays: passing Python floats costs ~1 us each
         hv = hyper_values(walk) if traced else _hyper_arrays(walk)
         peeked = self.plan is None   # the rows were peeked: advance once the draws are known

@@ -97,7 +97,7 @@ class Replay:
         arrays = [src.local(f"{S[i]}._data", "a") for i in range(n_storages)]
         for i, x in enumerate(arrays):
             src.emit(f"if {x} is None:")
-            src.emit(f"    {x} = _asarray({S[i]}._np)")
+            src.emit(f"    {x} = {S[i]}.array()")
         fed = ", ".join(arrays)
         if plan.donate:
             # each donated buffer is held by its storage and by the local variable alone (the
@@ -145,7 +145,7 @@ class Replay:
 
 
 NAMESPACE = {"_Storage": Storage, "_new": _new, "_Tensor": Tensor, "_np": np,
-             "_asarray": jnp.asarray, "_rc": _getrefcount}
+             "_rc": _getrefcount}
 _PRELUDE = ("S = walk.storages", "T = walk.tensors")
 
 

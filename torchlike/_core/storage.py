@@ -6,11 +6,13 @@ NumPy (`from_numpy`, `Tensor.numpy()`), so writes on either side are seen on the
 Mirrors `torch.UntypedStorage` / `torch.TypedStorage` as far as users see them.
 """
 import math
+import sys
 import warnings
 
 import jax.numpy as jnp
 import numpy as np
 
+_refs = sys.getrefcount
 _ALIGN = 64
 _next_ptr = [0x5A000000 * _ALIGN]
 
@@ -61,18 +63,41 @@ class Storage:
         return self.numel * self.dtype.itemsize
 
     def array(self):
-        """The whole buffer as a JAX array (a copy when shared with NumPy)."""
+        """The whole buffer as a JAX array in the storage's natural shape (a copy when shared
+        with NumPy)."""
         if self._data is not None:
             return self._data
-        return jnp.asarray(self._np)
+        return jnp.asarray(self._np).reshape(self.shape)
 
     def share_with_numpy(self):
-        """Move the buffer to a writable flat NumPy array (kept from now on) and return it."""
+        """Move the buffer to a writable flat NumPy array and return it. The storage keeps its
+        natural shape, so that `reclaim` can move the buffer back."""
         if self._np is None:
             self._np = np.array(self._data).reshape(-1)
             self._data = None
-            self.shape = (self.numel,)
         return self._np
+
+    def reclaim(self):
+        """Move a NumPy-shared buffer back to a JAX array when nothing outside the storage holds
+        the NumPy memory any more (the arrays `numpy()` returned are gone: no one can see the
+        difference), so that later ops cost what they cost before it was shared. O(1) when it
+        cannot; True when the buffer is a JAX array now."""
+        a = self._np
+        if a is None:
+            return True
+        if self.shared:
+            return False
+        base = a.base
+        if base is not None and (type(base) is not np.ndarray or base.base is not None or
+                                 not base.flags.owndata):
+            return False   # memory owned by something else (DLPack, a buffer, a mmap)
+        # `a` is held by the storage, the name `a` and getrefcount's argument; its base (the
+        # memory's owner, which every NumPy view of it holds) by `a`, `base` and the argument
+        if _refs(a) > 3 or (base is not None and _refs(base) > 3):
+            return False
+        self._data = jnp.asarray(a).reshape(self.shape)
+        self._np = None
+        return True
 
 
 def fill(st, data, dtype, device, shape, numel, ptr=None):

@@ -474,7 +474,7 @@ def make_view(src, size, stride, offset, name="AsStridedBackward0"):
 
 def _read(t):
     st = t._st
-    if st._np is not None:
+    if st._np is not None and not st.reclaim():
         item = t.dtype.itemsize
         import jax.numpy as jnp
         return jnp.asarray(np.lib.stride_tricks.as_strided(
@@ -507,7 +507,7 @@ def _write(t, v, uniform=False):
                            "tensor refers to a single memory location. Please clone() the "
                            "tensor before performing the operation.")
     st = t._st
-    if st._np is not None:
+    if st._np is not None and not st.reclaim():
         item = t.dtype.itemsize
         dst = np.lib.stride_tricks.as_strided(st._np[t._offset:], t._size,
                                               tuple(s * item for s in t._stride))
