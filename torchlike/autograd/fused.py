@@ -1,6 +1,7 @@
 """Whole-graph backward: a training loop builds the same graph every step, so the backward pass
 of a graph seen before runs as ONE jitted XLA program (all node vjps fused), keyed by the graph's
-structure (each node's kernel, differentiated operands, edges). The first sighting of a structure
+structure (each node's kernel, differentiated operands, edges); a graph of more than MAX_NODES
+runs as a chain of segment programs, so compile time stays bounded. The first sighting of a structure
 runs node by node (no big compile for one-off graphs); graphs with hooks, custom Functions,
 CopySlices, create_graph or autograd.grad go node by node too."""
 import jax
@@ -70,13 +71,39 @@ def program_for(key):
         _ENTRIES[key] = [None]
         return None
     if entry[0] is None:
-        entry[0] = jax.jit(_program(key))
+        entry[0] = jax.jit(_program(key)) if len(key[0]) <= MAX_NODES else _Chain(key)
     return entry[0]
 
 
 def run(program, order, root_cts):
     """Leaf gradients (arrays or None) of the planned graph, through its program."""
+    if type(program) is _Chain:
+        return program.run(order, root_cts)
     return program([n._dyn for n in order], root_cts)
+
+
+def _run_nodes(specs, dyns, bufs, add):
+    """The vjps of `specs` in order (inside a trace): each node's summed cotangents in `bufs`,
+    its input gradients handed to `add(edge, g)`."""
+    for i, ((fn, diff, slots, out_diff, single, n_out), edges) in enumerate(specs):
+        cts = bufs[i]
+        present = tuple(c is not None for c in cts)
+        if not any(present):
+            continue
+        grads = _make_vjp(fn, diff, present, out_diff, single)(
+            dyns[i], tuple(c for c in cts if c is not None))
+        if slots is not None:
+            placed = [None] * slots[0]
+            for pos, g in zip(slots[1], grads):
+                placed[pos] = g
+            grads = placed
+        for edge, g in zip(edges, grads):
+            if edge is not None and g is not None:
+                add(edge, g)
+
+
+def _accumulate_into(store, k, g):
+    store[k] = g if store[k] is None else store[k] + g
 
 
 def _program(key):
@@ -92,29 +119,148 @@ def _program(key):
         def add(target, g):
             i, nr = target
             if i < 0:
-                i = ~i
-                leaf[i] = g if leaf[i] is None else leaf[i] + g
+                _accumulate_into(leaf, ~i, g)
             else:
-                b = bufs[i]
-                b[nr] = g if b[nr] is None else b[nr] + g
+                _accumulate_into(bufs[i], nr, g)
 
         for target, ct in zip(root_spec, root_cts):
             add(target, ct)
-        for i, ((fn, diff, slots, out_diff, single, n_out), edges) in enumerate(specs):
-            cts = bufs[i]
-            present = tuple(c is not None for c in cts)
-            if not any(present):
-                continue
-            grads = _make_vjp(fn, diff, present, out_diff, single)(
-                dyns[i], tuple(c for c in cts if c is not None))
-            if slots is not None:
-                placed = [None] * slots[0]
-                for pos, g in zip(slots[1], grads):
-                    placed[pos] = g
-                grads = placed
-            for edge, g in zip(edges, grads):
-                if edge is not None and g is not None:
-                    add(edge, g)
+        _run_nodes(specs, dyns, bufs, add)
         return leaf
     program.__name__ = "fused_backward"
     return program
+
+
+# ---- graphs too large for one program ---------------------------------------------------------
+# XLA's compile time grows with the program (about 6.5 ms per node here), so a graph of more than
+# MAX_NODES runs as a chain of segment programs. A segment is keyed by its structure relative to
+# its first node, and a segment starts where the node that started the previous one recurs
+# (after SEGMENT_MIN nodes; at once if it never recurred), so an unrolled loop compiles its
+# repeating stretch once however long it runs.
+
+MAX_NODES = 512
+SEGMENT_MIN = 128
+_SEGMENTS = {}    # relative segment structure -> jitted segment program
+
+
+class _Segment:
+    __slots__ = ("start", "stop", "incoming", "outgoing", "leaves", "program")
+
+
+def _segments(key):
+    """The segment plan of graph `key` (a list of `_Segment`)."""
+    specs, root_spec, _ = key
+    n = len(specs)
+    cuts = [0]
+    anchor, recurred = specs[0][0], False
+    for i in range(1, n):
+        length = i - cuts[-1]
+        same = specs[i][0] == anchor
+        if length >= MAX_NODES or (length >= SEGMENT_MIN and (same or not recurred)):
+            cuts.append(i)
+            anchor, recurred = specs[i][0], False
+        elif same:
+            recurred = True
+    cuts.append(n)
+    fed = set(t for t in root_spec if t[0] >= 0)   # node inputs fed from outside a segment
+    plan = []
+    for a, b in zip(cuts, cuts[1:]):
+        seg = _Segment()
+        seg.start, seg.stop = a, b
+        seg.incoming = tuple(sorted(t for t in fed if a <= t[0] < b))
+        out, leaves, rel = set(), set(), []
+        for sig, edges in specs[a:b]:
+            redges = []
+            for e in edges:
+                if e is None:
+                    redges.append(None)
+                elif e[0] < 0:
+                    leaves.add(~e[0])
+                    redges.append(e)
+                elif e[0] < b:
+                    redges.append((e[0] - a, e[1]))
+                else:
+                    out.add(e)
+                    redges.append((e[0] - a, e[1]))
+            rel.append((sig, tuple(redges)))
+        fed |= out
+        seg.outgoing = tuple(sorted(out))
+        seg.leaves = tuple(sorted(leaves))
+        skey = (tuple(rel), tuple((i - a, nr) for i, nr in seg.incoming),
+                tuple((i - a, nr) for i, nr in seg.outgoing), seg.leaves)
+        prog = _SEGMENTS.get(skey)
+        if prog is None:
+            if len(_SEGMENTS) > _MAX_SEEN:
+                _SEGMENTS.clear()
+            prog = _SEGMENTS[skey] = jax.jit(_segment_program(skey))
+        seg.program = prog
+        plan.append(seg)
+    return plan
+
+
+def _segment_program(skey):
+    specs, incoming, outgoing, leaves = skey
+    n = len(specs)
+    out_ix = {t: k for k, t in enumerate(outgoing)}
+    leaf_ix = {j: k for k, j in enumerate(leaves)}
+
+    def segment(dyns, cts_in):
+        compile_log.note("fused_backward_segment", "fused_backward_segment", skey,
+                         (f"segment of {n} nodes",), jax.tree.leaves((dyns, cts_in)),
+                         ("structure",))
+        bufs = [[None] * sig[5] for sig, _ in specs]
+        outs = [None] * len(outgoing)
+        leaf = [None] * len(leaves)
+
+        def add(target, g):
+            i, nr = target
+            if i < 0:
+                _accumulate_into(leaf, leaf_ix[~i], g)
+            elif i < n:
+                _accumulate_into(bufs[i], nr, g)
+            else:
+                _accumulate_into(outs, out_ix[target], g)
+
+        for (i, nr), ct in zip(incoming, cts_in):
+            if ct is not None:
+                _accumulate_into(bufs[i], nr, ct)
+        _run_nodes(specs, dyns, bufs, add)
+        return outs, leaf
+    segment.__name__ = "fused_backward_segment"
+    return segment
+
+
+class _Chain:
+    """A large graph's backward: its segment programs, run in order."""
+
+    __slots__ = ("key", "plan")
+
+    def __init__(self, key):
+        self.key = key
+        self.plan = _segments(key)
+
+    def run(self, order, root_cts):
+        return _run_chain(self.plan, self.key, order, root_cts)
+
+
+def _run_chain(plan, key, order, root_cts):
+    """Leaf gradients of the planned graph through its chain of segment programs; the
+    cotangents that cross a segment boundary are summed between them."""
+    _, root_spec, n_leaves = key
+    pending = {}
+    for t, ct in zip(root_spec, root_cts):
+        pending[t] = ct if t not in pending else pending[t] + ct
+    leaf = [None] * n_leaves
+    for t in root_spec:          # a root that is itself a leaf
+        if t[0] < 0:
+            _accumulate_into(leaf, ~t[0], pending.pop(t))
+    for seg in plan:
+        cts_in = [pending.pop(t, None) for t in seg.incoming]
+        outs, leaves = seg.program([n._dyn for n in order[seg.start:seg.stop]], cts_in)
+        for t, g in zip(seg.outgoing, outs):
+            if g is not None:
+                pending[t] = g if t not in pending else pending[t] + g
+        for j, g in zip(seg.leaves, leaves):
+            if g is not None:
+                _accumulate_into(leaf, j, g)
+    return leaf
