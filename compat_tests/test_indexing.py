@@ -505,6 +505,14 @@ def test_embed_scatters(expr):
     "x[[0, 2], 1:3] = torch.tensor([[1., 2.], [3., 4.]])", "x[1:, [0, 3]] = torch.tensor([7., 8.])",
     "x[x > 100] = 1", "x[0] = 1 + 2j", "x[[1]] = 3 + 4j", "x[0] = 1 + 0j",
     "x[torch.tensor([1, 0, 1], dtype=torch.uint8), 0] = 2",
+    # a bool mask and a number: one masked write on the device
+    "x[1:, torch.tensor([True, False, True, True])] = 5", "x[0, x[0] > 1] = -3",
+    "x.t()[x.t() > 4] = 0.5", "x[x > 100] = 2", "x[..., torch.tensor([False, True, False, True])] = 9",
+    "x[x > 5] = float('inf')", "x[x > 5] = True",
+    "y = torch.arange(12).view(3, 4); y[y % 2 == 0] = 7; x[y > 6] = y.sum().item()",
+    "y = x > 3; y[y] = False; x[y] = 1",
+    "y = torch.arange(12).view(3, 4); y[y > 3] = 2.7",
+    "x[torch.ones(3, 4, 1, dtype=torch.bool)] = 1",
 ])
 def test_setitem_more(stmt):
     def f(torch):

@@ -408,10 +408,28 @@ def setitem(self, index, value):
         if isinstance(o, Tensor) and o.dtype is dt.uint8:
             raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with "
                                "dtype unsigned char")
+    if vt is None and _mask_fill(dst, advanced, value):
+        return
     dims, idxs = _expand_advanced(advanced)
     bshape = _check_bounds(size, dims, idxs)
     res_shape = _index_result_shape(size, dims, bshape)
     _index_put(dst, dims, idxs, value, vt, res_shape, False)
+
+
+def _mask_fill(dst, advanced, value):
+    """`y[mask] = number` as one masked write on the device (what it writes is `masked_fill_`'s:
+    the number wherever the mask is true), instead of the mask's nonzero on the host; False
+    where that does not apply (several indices, a 0-dim or non-tensor mask, aliased elements)."""
+    if len(advanced) != 1:
+        return False
+    d, mask, is_mask = advanced[0]
+    if not (is_mask and isinstance(mask, Tensor) and mask.dtype is dt.bool_ and mask._size and
+            mask.device == dst.device) or layout.has_internal_overlap(dst._size, dst._stride):
+        return False
+    k = len(mask._size)
+    shaped = mask.reshape((1,) * d + mask._size + (1,) * (len(dst._size) - d - k))
+    _masked_fill(dst, shaped, value, True)
+    return True
 
 
 def _setitem_grad(self, size, stride, offset, advanced, value, vt):
