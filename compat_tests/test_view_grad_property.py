@@ -71,3 +71,23 @@ def test_view_of_large_noncontiguous_tensor_is_cheap():
         q.view(64, 256, 6, 64)
     per_view = (time.perf_counter() - t0) / 20
     assert per_view < 2e-3, per_view
+
+
+def test_views_of_views_copy_nothing(monkeypatch):
+    """A view of a view of a tensor that requires grad reads no element: its node keeps zeros of
+    the source's shape (the vjp of a read is linear), made once per shape. Reading every element
+    per view cost 25 ms per split/view/transpose chain at 10^7 elements."""
+    import torchlike as torch
+    from torchlike._core import tensor as tensor_mod
+    x = torch.randn(30, 36, requires_grad=True)
+    x.split(12, 1)[0].view(30, 3, 4).transpose(1, 2)       # placeholders made here
+    reads = []
+    original = tensor_mod._read
+    monkeypatch.setattr(tensor_mod, "_read", lambda t: reads.append(t._size) or original(t))
+    for _ in range(3):
+        v = x.split(12, 1)[0].view(30, 3, 4).transpose(1, 2)
+    assert reads == []
+    (v * torch.arange(12.).view(1, 4, 3)).sum().backward()
+    expected = torch.zeros(30, 36)
+    expected[:, :12] = torch.arange(12.).view(4, 3).t().reshape(12)
+    assert torch.equal(x.grad, expected)

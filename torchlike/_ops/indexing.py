@@ -563,16 +563,30 @@ def _kernel(key, build):
     return k
 
 
+_SCALAR_ARRAYS = {}   # (value's bytes in dtype d, d) -> 0-d device array
+
+
 def _scalar_array(value, d):
+    """A fill value as a 0-d array of dtype `d`. A Python number is cast by NumPy (as JAX casts)
+    and cached on the device per value: building it with JAX's eager ops costs three dispatches
+    per call (`masked_fill(mask, -inf)` in every attention layer)."""
     if isinstance(value, Tensor):
         value = value._value()
-    else:
-        dt.check_scalar_fits(value, d)
-    if isinstance(value, complex) and not d.is_complex:
+        return value.astype(d.np) if not (jnp.iscomplexobj(value) and not d.is_complex) else \
+            jnp.real(value).astype(d.np)
+    dt.check_scalar_fits(value, d)
+    if isinstance(value, (complex, np.complexfloating)) and not d.is_complex:
         value = value.real
-    return jnp.asarray(value).astype(d.np) if not (
-        jnp.iscomplexobj(jnp.asarray(value)) and not d.is_complex) else \
-        jnp.real(jnp.asarray(value)).astype(d.np)
+    a = np.asarray(value).astype(d.np)
+    if tracing():          # a NumPy constant, never a cached device array, inside a trace
+        return a
+    key = (a.tobytes(), d)
+    cached = _SCALAR_ARRAYS.get(key)
+    if cached is None:
+        if len(_SCALAR_ARRAYS) > 4096:
+            _SCALAR_ARRAYS.clear()
+        cached = _SCALAR_ARRAYS[key] = jax.device_put(a)
+    return cached
 
 
 # ---- autograd ----------------------------------------------------------------------------------

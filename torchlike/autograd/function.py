@@ -9,6 +9,7 @@ import jax
 import numpy as np
 
 from .._core import grad_state
+from .._core.tracing import tracing
 from .._core import layout as _layout
 from .._core.tensor import Tensor, wrap
 from .graph import JaxNode, Node, TensorMeta, edge_of, node_class
@@ -124,16 +125,40 @@ def record_view(src, view, name):
     if _layout.is_contiguous(src._size, src._stride):
         # `src` is a contiguous run of the storage, so the view's strides hold in its value
         fn = _read(view._size, view._stride)
-        dyn = [src._value(), view._offset - src._offset]
+        dyn = [_primal(src), view._offset - src._offset]
     else:
         moved = in_value_of(src, view)
         if moved is not None:
             fn = _read(view._size, moved[0])
-            dyn = [src._value(), moved[1]]
+            dyn = [_primal(src), moved[1]]
         else:
             fn = _gather_fn(view._size)
-            dyn = [src._value(), _relative_index(src, view)]
+            dyn = [_primal(src), _relative_index(src, view)]
     record(name, fn, dyn, [(0, src)], [view], True, "none")
+
+
+_PLACEHOLDERS = {}   # (size, dtype, device) -> zeros standing in for a view source's value
+
+
+def _primal(src):
+    """What a view node keeps of its source: the vjp of a read is linear, so only the value's
+    shape matters. A source that covers its storage gives its buffer (free); any other (a view
+    of a view: `x.split(...)[0].view(...)`) would need a strided copy of every element per view,
+    so it gets zeros of its shape, made once per shape (host zeros put on the device: no
+    program to compile)."""
+    if src._natural and src._st._data is not None:
+        return src._st._data
+    if tracing():    # inside a trace the read is free, and no cached array may enter it
+        return src._value()
+    data = src._st._data
+    device = next(iter(data.devices())) if data is not None else None
+    key = (src._size, src.dtype, device)
+    z = _PLACEHOLDERS.get(key)
+    if z is None:
+        if len(_PLACEHOLDERS) >= 64:
+            _PLACEHOLDERS.clear()
+        z = _PLACEHOLDERS[key] = jax.device_put(np.zeros(src._size, src.dtype.np), device)
+    return z
 
 
 def _digits(x, dims):
