@@ -317,8 +317,20 @@ def vjp_kernel(fn, diff, present, out_diff, single):
     key = (fn, diff, present, out_diff, single)
     k = _VJPS.get(key)
     if k is None:
-        k = _VJPS[key] = jax.jit(_make_vjp(fn, diff, present, out_diff, single))
+        k = _VJPS[key] = jax.jit(_noted(_make_vjp(fn, diff, present, out_diff, single),
+                                        (fn, diff, present, out_diff)))
     return k
+
+
+def _noted(bwd, key):
+    """`bwd` jitted on its own takes a note for compile_log when traced (inlined into the fused
+    backward it is part of that program's trace instead)."""
+    def noted(dyn, cts):
+        compile_log.note(bwd.__name__, bwd.__name__, key, key[1:], tuple(dyn) + tuple(cts),
+                         _VJP_PARTS)
+        return bwd(dyn, cts)
+    noted.__name__ = bwd.__name__
+    return noted
 
 
 _VJP_PARTS = ("differentiated operands", "cotangents present", "differentiable outputs")
@@ -328,8 +340,6 @@ def _make_vjp(fn, diff, present, out_diff, single):
     name = getattr(fn, "__name__", "kernel") + "_backward"
 
     def bwd(dyn, cts):
-        compile_log.note(name, name, (fn, diff, present, out_diff), (diff, present, out_diff),
-                         tuple(dyn) + tuple(cts), _VJP_PARTS)
         def f(*xs):
             return fn(*substitute(dyn, diff, xs))
         out, pullback = jax.vjp(f, *[pick(dyn, i) for i in diff])
