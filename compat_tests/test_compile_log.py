@@ -85,3 +85,14 @@ def test_environment_switch_reports_on_stderr(tmp_path):
     quiet = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                            env=dict(os.environ, TORCHLIKE_LOG_COMPILES="0"), timeout=300)
     assert quiet.returncode == 0 and "torchlike:" not in quiet.stderr
+
+
+def test_reason_names_the_closest_shape_seen_before():
+    """A kernel used at several places (several shapes) is compared with the closest one."""
+    n = _fresh(5)
+    torch.ones(n, 3).cosh()
+    torch.ones(7, n + 1).cosh()
+    with compile_log.record() as log:
+        torch.ones(n, 4).cosh()
+    (e,) = [e for e in log.traces if e.name == "cosh"]
+    assert e.reason == f"new operand types: operand 0 f32[{n},3] -> f32[{n},4]"

@@ -36,6 +36,7 @@ _PENDING = {}         # fun_name -> [notes of traces in progress] (a stack: trac
 _SEEN = {}            # op name -> {kernel id: operand types last traced}
 _LOCK = threading.Lock()
 _SHOWN = 4            # changed operands named in one reason
+_KEPT = 8             # operand types remembered per kernel, to name the closest
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _JAX_DIR = os.path.dirname(os.path.abspath(jax.__file__)) + os.sep
 
@@ -144,6 +145,36 @@ def _diff_key(new, old, labels):
     return "; ".join(parts)
 
 
+def _dims(t):
+    head, _, rest = t.partition("[")
+    return head, rest.rstrip("]").split(",") if rest else []
+
+
+def _distance(types, old):
+    """How far two operand-type lists are: differing dims, 100 per differing dtype or rank."""
+    d = 100 * abs(len(types) - len(old))
+    for a, b in zip(types, old):
+        (da, sa), (db, sb) = _dims(a), _dims(b)
+        d += 100 if da != db or len(sa) != len(sb) else sum(x != y for x, y in zip(sa, sb))
+    return d
+
+
+def _closest_change(types, known):
+    """What changed from the closest operand types this kernel was traced for before (a kernel
+    called from several places has several), as 'operand i old -> new; ...'."""
+    def changes(old):
+        out = [f"operand {i} {b} -> {a}" for i, (a, b) in enumerate(zip(types, old)) if a != b]
+        if len(types) != len(old):
+            out.append(f"{len(old)} -> {len(types)} operands")
+        return out
+    if not known:
+        return "same types (cache cleared)"
+    best = changes(min(reversed(known), key=lambda old: _distance(types, old)))
+    if len(best) > _SHOWN:
+        best[_SHOWN:] = [f"and {len(best) - _SHOWN} more"]
+    return "; ".join(best) or "same types (cache cleared)"
+
+
 def note(fun_name, op, kernel_id, key, operands, key_labels=("key",)):
     """Called by a kernel while JAX traces it (so never on a cached call): remembers why, so
     that the trace event that follows is reported with a reason. `key` is the kernel's cache
@@ -162,15 +193,14 @@ def note(fun_name, op, kernel_id, key, operands, key_labels=("key",)):
             if types:
                 shown = types if len(types) <= 2 * _SHOWN else types[:2 * _SHOWN] + ("...",)
                 reason += " (" + ", ".join(shown) + ")"
+            before = seen[kernel_id] = (key, [])
         else:
-            changes = [f"operand {i} {b} -> {a}" for i, (a, b) in enumerate(zip(types, before[1]))
-                       if a != b]
-            if len(types) != len(before[1]):
-                changes.append(f"{len(before[1])} -> {len(types)} operands")
-            if len(changes) > _SHOWN:
-                changes[_SHOWN:] = [f"and {len(changes) - _SHOWN} more"]
-            reason = "new operand types: " + ("; ".join(changes) or "same types (cache cleared)")
-        seen[kernel_id] = (key, types)
+            reason = "new operand types: " + _closest_change(types, before[1])
+        known = before[1]
+        if types in known:
+            known.remove(types)
+        known.append(types)
+        del known[:-_KEPT]
         if len(_SEEN) > 4096:
             _SEEN.clear()
         stack = _PENDING.setdefault(fun_name, [])
