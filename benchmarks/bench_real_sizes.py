@@ -407,7 +407,7 @@ def child_torchlike_or_torch(lib, variant, model, quick):
     def one(i):
         x, y = data[i % len(data)]
         t0 = time.perf_counter()
-        loss = float(run(x, y))
+        loss = run(x, y).item()
         if lib != "torch":
             last.detach()._value().block_until_ready()
         return time.perf_counter() - t0, loss

@@ -49,6 +49,11 @@ ADVANCED = [
     "x[0][[2, 0]]", "x[0, [1, 2], 2:4, [0, 1]]", "x[np.array([1, 0])]",
     "x[torch.tensor([[True, False, True], [False, True, True]])]",
     "x[:, :, torch.tensor([1, 3])][..., 2]",
+    # one bool mask: a gather of its flat positions from the merged dims
+    "x[0, x[0] > 40]", "x[1:, x[0, :, 0] > 2]", "x.transpose(0, 2)[x.transpose(0, 2) > 70]",
+    "x[..., torch.tensor([True, False, True, False, True])]", "x[x > 1000]",
+    "x[:, torch.ones(3, 4, dtype=torch.bool)]", "x.int()[x.int() % 3 == 0]",
+    "(x > 50)[x < 60]",
 ]
 
 

@@ -352,6 +352,9 @@ def getitem(self, index):
     if not (self._requires_grad and _GRAD[0]):
         if advanced is None:
             return make_view(self, size, stride, offset)
+        picked = _mask_select(self, size, stride, offset, advanced)
+        if picked is not None:
+            return picked
         dims, idxs = _expand_advanced(advanced)
         _check_bounds(size, dims, idxs)
         return wrap(_gather_kernel(dims)(_host_view(self, size, stride, offset), *idxs),
@@ -369,6 +372,30 @@ def getitem(self, index):
     from ..autograd.inplace import save_for_check
     save_for_check(out.grad_fn, _index_tensors(advanced))
     return out
+
+
+def _mask_select(self, size, stride, offset, advanced):
+    """`x[mask]` (one bool tensor over dims d..d+k) as one gather of the mask's flat positions
+    from those dims merged: one host pass over the mask and no bounds check (its positions are
+    in range by construction), instead of an index array per mask dim; None where that does
+    not apply."""
+    if len(advanced) != 1:
+        return None
+    d, mask, is_mask = advanced[0]
+    if not (is_mask and isinstance(mask, Tensor) and mask.dtype is dt.bool_ and mask._size and
+            mask.device == self.device):
+        return None
+    flat = np.flatnonzero(_host(mask))
+    src = _host_view(self, size, stride, offset)
+    return wrap(_merged_take(d, len(mask._size))(src, flat), self.device)
+
+
+@functools.lru_cache(maxsize=None)
+def _merged_take(d, k):
+    def f(a, flat):
+        merged = a.reshape(a.shape[:d] + (-1,) + a.shape[d + k:])
+        return jnp.take(merged, flat, axis=d)
+    return jax.jit(f)
 
 
 def _host_view(self, size, stride, offset):
