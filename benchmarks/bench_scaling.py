@@ -33,16 +33,14 @@ a child that hits it, or fails, gets a row saying so.
    blocked on x.grad). Target: step time per element <= 2x torch's.
 """
 import argparse
-import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
-MARK = "BENCH_SCALING_JSON "
+import children
+
 CHAIN_N = (10, 100, 1000, 10000, 50000)
 CHAIN_N_QUICK = (10, 100, 1000, 5000)
 VIEW_SIZES = tuple(10 ** k for k in range(3, 9))
@@ -52,28 +50,6 @@ VIEW_SIZES_QUICK = tuple(10 ** k for k in range(3, 8))
 # ------------------------------------------------------------------------------------------
 # child side: `torch` is PyTorch or torchlike
 # ------------------------------------------------------------------------------------------
-
-def _import(lib):
-    if lib == "torch":
-        import torch
-        torch.set_num_threads(1)
-    else:
-        import torchlike as torch
-    return torch
-
-
-def _counts(lib):
-    if lib == "torch":
-        return None
-    from torchlike import compile_log
-    return compile_log.counts()
-
-
-def _diff(after, before):
-    if after is None:
-        return None
-    return {k: after[k] - before[k] for k in after}
-
 
 def _sync(lib, t):
     """Wait for `t`'s value (torchlike dispatches asynchronously; PyTorch CPU does not)."""
@@ -95,7 +71,7 @@ def _graph_nodes(loss):
 
 def child_chain(lib, n):
     import numpy as np
-    torch = _import(lib)
+    torch, _ = children.import_lib(lib)
     torch.manual_seed(0)
     w = torch.randn(16, 16, requires_grad=True)
     steady_reps = 3 if n > 20000 else 5
@@ -131,21 +107,21 @@ def child_chain(lib, n):
             bw.append(backward(loss))
         res["fwd_s"], res["bwd_s"] = statistics.median(fw), statistics.median(bw)
     else:
-        c0 = _counts(lib)
+        c0 = children.counts(lib)
         res["bwd_first_s"] = backward(loss)
-        res["first_counts"] = _diff(_counts(lib), c0)
+        res["first_counts"] = children.diff(children.counts(lib), c0)
         g_first = grad()
         loss, res["fwd_second_s"] = forward()
-        c0 = _counts(lib)
+        c0 = children.counts(lib)
         res["bwd_second_s"] = backward(loss)
-        res["second_counts"] = _diff(_counts(lib), c0)
+        res["second_counts"] = children.diff(children.counts(lib), c0)
         fw, bw = [], []
-        c0 = _counts(lib)
+        c0 = children.counts(lib)
         for _ in range(steady_reps):
             loss, f = forward()
             fw.append(f)
             bw.append(backward(loss))
-        res["steady_counts"] = _diff(_counts(lib), c0)
+        res["steady_counts"] = children.diff(children.counts(lib), c0)
         res["fwd_s"], res["bwd_s"] = statistics.median(fw), statistics.median(bw)
         g = grad()
         both = np.isfinite(g) & np.isfinite(g_first)
@@ -170,7 +146,7 @@ def view_shape(target):
 
 
 def child_views(lib, target, quick):
-    torch = _import(lib)
+    torch, _ = children.import_lib(lib)
     from timing import per_call
     n_rows, width = view_shape(target)
     torch.manual_seed(0)
@@ -198,13 +174,13 @@ def child_views(lib, target, quick):
     reps = 20 if numel <= 10 ** 6 else (5 if numel <= 10 ** 7 else 3)
     if quick:
         reps = max(3, reps // 2)
-    c0 = _counts(lib)
+    c0 = children.counts(lib)
     times = []
     for _ in range(reps):
         t0 = time.perf_counter()
         step()
         times.append(time.perf_counter() - t0)
-    counts = _diff(_counts(lib), c0)
+    counts = children.diff(children.counts(lib), c0)
     g = x.grad
     ok = (g is not None and tuple(g.shape) == (n_rows, 3 * width)
           and abs(float(g.sum().item()) - 2.0 * n_rows * width) <= 1e-3 * n_rows * width)
@@ -214,10 +190,8 @@ def child_views(lib, target, quick):
 
 
 def child_main(lib, series, arg, quick):
-    import resource
     res = child_chain(lib, int(arg)) if series == "chain" else child_views(lib, int(arg), quick)
-    res["maxrss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-    print(MARK + json.dumps(res), flush=True)
+    children.report(res)
 
 
 # ------------------------------------------------------------------------------------------
@@ -226,29 +200,9 @@ def child_main(lib, series, arg, quick):
 
 def run_child(lib, series, arg, quick, timeout):
     """One child; returns (result dict or None, error string or None)."""
-    env = dict(os.environ)
-    cache = None
-    if lib == "torch":
-        env["OMP_NUM_THREADS"] = "1"
-    else:
-        cache = tempfile.mkdtemp(prefix="bench_scaling_cache_")
-        env["TORCHLIKE_COMPILE_CACHE"] = "1"
-        env["TORCHLIKE_CACHE_DIR"] = cache
-    cmd = [sys.executable, os.path.abspath(__file__), "--child", lib, series, str(arg)]
-    if quick:
-        cmd.append("--quick")
-    try:
-        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return None, f"timed out after {timeout:.0f} s"
-    finally:
-        if cache:
-            shutil.rmtree(cache, ignore_errors=True)
-    for line in reversed(p.stdout.splitlines()):
-        if line.startswith(MARK):
-            return json.loads(line[len(MARK):]), None
-    tail = (p.stderr.strip().splitlines() or ["(no output)"])[-1]
-    return None, f"failed (rc {p.returncode}): {tail[:160]}"
+    res, err, _ = children.run(__file__, [lib, series, arg] + (["--quick"] if quick else []),
+                               lib, timeout)
+    return res, err
 
 
 def _ms(v):

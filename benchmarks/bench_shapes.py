@@ -31,49 +31,20 @@ still differ (the libraries' random streams differ).
 batches) so that the whole file runs in minutes.
 """
 import argparse
-import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
 import time
 
-MARK = "BENCH_SHAPES_JSON "
+import children
+
 SCENARIOS = ("sampling", "charrnn", "varshape", "varshape_mlp")
 
 
 # ------------------------------------------------------------------------------------------
 # child side: everything below runs with `torch` bound to PyTorch or to torchlike
 # ------------------------------------------------------------------------------------------
-
-def _import(lib):
-    t0 = time.perf_counter()
-    if lib == "torch":
-        import torch
-        torch.set_num_threads(1)
-    else:
-        import torchlike as torch
-    import_s = time.perf_counter() - t0
-    return torch, import_s
-
-
-def _counts(lib):
-    if lib == "torch":
-        return None
-    from torchlike import compile_log
-    return compile_log.counts()
-
-
-def _diff(after, before):
-    if after is None:
-        return None
-    return {k: after[k] - before[k] for k in after}
-
-
-def _maxrss_mb():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0   # Linux: KiB
-
 
 def _init_from_numpy(torch, model, seed):
     """Same weights in both libraries: normal(0, 1/sqrt(fan_in)) matrices, norm weights 1,
@@ -177,9 +148,9 @@ def _gpt(torch):
 
 
 def child_sampling(lib, quick):
-    torch, import_s = _import(lib)
+    torch, import_s = children.import_lib(lib)
     n_tokens = 16 if quick else 64
-    c0 = _counts(lib)
+    c0 = children.counts(lib)
     t0 = time.perf_counter()
     GPT = _gpt(torch)
     torch.manual_seed(1337)
@@ -187,23 +158,23 @@ def child_sampling(lib, quick):
     _init_from_numpy(torch, model, 0)
     model.eval()
     build_s = time.perf_counter() - t0
-    c1 = _counts(lib)
+    c1 = children.counts(lib)
 
     torch.manual_seed(1337)
     t0 = time.perf_counter()
     out1 = model.generate(torch.zeros((1, 1), dtype=torch.long), n_tokens).tolist()[0]
     first_s = time.perf_counter() - t0
-    c2 = _counts(lib)
+    c2 = children.counts(lib)
     torch.manual_seed(1337)
     t0 = time.perf_counter()
     out2 = model.generate(torch.zeros((1, 1), dtype=torch.long), n_tokens).tolist()[0]
     warm_s = time.perf_counter() - t0
-    c3 = _counts(lib)
+    c3 = children.counts(lib)
     with torch.no_grad():   # the same function in both libraries?
         probe = model(torch.tensor([[1, 2, 3, 4, 5]]))[0, -1, :4].tolist()
     return dict(import_s=import_s, build_s=build_s, first_s=first_s, warm_s=warm_s,
-                build_counts=_diff(c1, c0), first_counts=_diff(c2, c1),
-                warm_counts=_diff(c3, c2), tokens=out1, tokens_again=out2, probe=probe)
+                build_counts=children.diff(c1, c0), first_counts=children.diff(c2, c1),
+                warm_counts=children.diff(c3, c2), tokens=out1, tokens_again=out2, probe=probe)
 
 
 def _names_corpus(n, seed):
@@ -215,7 +186,7 @@ def _names_corpus(n, seed):
 
 def child_charrnn(lib, quick):
     import numpy as np
-    torch, import_s = _import(lib)
+    torch, import_s = children.import_lib(lib)
     nn, F = torch.nn, torch.nn.functional
     steps, every = (100, 50) if quick else (1000, 200)
     batch, seq, eval_batch, n_samples, max_len = 32, 16, 100, 10, 12
@@ -276,7 +247,7 @@ def child_charrnn(lib, quick):
     if lib != "torch":
         from torchlike import compile_log
     evals, samples, losses = [], [], []
-    c0 = _counts(lib)
+    c0 = children.counts(lib)
     t_start = time.perf_counter()
     for step in range(steps):
         if lib != "torch" and step == 2:
@@ -306,13 +277,13 @@ def child_charrnn(lib, quick):
                 samples.append([sample_name() for _ in range(n_samples)])
     total_s = time.perf_counter() - t_start
     return dict(import_s=import_s, build_s=build_s, total_s=total_s,
-                counts=_diff(_counts(lib), c0), fixed=fixed, first_loss=losses[0],
+                counts=children.diff(children.counts(lib), c0), fixed=fixed, first_loss=losses[0],
                 last_loss=losses[-1], evals=evals, samples=samples[-1])
 
 
 def child_varshape(lib, quick, kind):
     import numpy as np
-    torch, import_s = _import(lib)
+    torch, import_s = children.import_lib(lib)
     nn, F = torch.nn, torch.nn.functional
     n_batches = 20 if quick else 200
     rng = np.random.RandomState(7)
@@ -342,7 +313,7 @@ def child_varshape(lib, quick, kind):
     model.train()
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     build_s = time.perf_counter() - t0
-    c0 = _counts(lib)
+    c0 = children.counts(lib)
     losses = []
     t_start = time.perf_counter()
     for x, y in data:
@@ -354,7 +325,7 @@ def child_varshape(lib, quick, kind):
     total_s = time.perf_counter() - t_start
     shapes = sorted({x.shape for x, _ in data})
     return dict(import_s=import_s, build_s=build_s, total_s=total_s,
-                counts=_diff(_counts(lib), c0), first_loss=losses[0], last_loss=losses[-1],
+                counts=children.diff(children.counts(lib), c0), first_loss=losses[0], last_loss=losses[-1],
                 mean_loss=float(np.mean(losses)), distinct_shapes=len(shapes))
 
 
@@ -367,9 +338,8 @@ def child_main(lib, scenario, quick):
         res = child_varshape(lib, quick, "transformer")
     else:
         res = child_varshape(lib, quick, "mlp")
-    res["maxrss_mb"] = _maxrss_mb()
     res["lib"] = lib
-    print(MARK + json.dumps(res), flush=True)
+    children.report(res)
 
 
 # ------------------------------------------------------------------------------------------
@@ -378,26 +348,8 @@ def child_main(lib, scenario, quick):
 
 def run_child(lib, scenario, quick, timeout, cache_dir=None):
     """One child process; returns (result dict or None, error string or None, wall seconds)."""
-    env = dict(os.environ)
-    if lib == "torch":
-        env["OMP_NUM_THREADS"] = "1"
-    else:
-        env["TORCHLIKE_COMPILE_CACHE"] = "1"
-        env["TORCHLIKE_CACHE_DIR"] = cache_dir
-    cmd = [sys.executable, os.path.abspath(__file__), "--child", lib, scenario]
-    if quick:
-        cmd.append("--quick")
-    t0 = time.perf_counter()
-    try:
-        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return None, f"timed out after {timeout} s", time.perf_counter() - t0
-    wall = time.perf_counter() - t0
-    for line in reversed(p.stdout.splitlines()):
-        if line.startswith(MARK):
-            return json.loads(line[len(MARK):]), None, wall
-    tail = (p.stderr.strip().splitlines() or ["(no output)"])[-1]
-    return None, f"failed (rc {p.returncode}): {tail[:200]}", wall
+    return children.run(__file__, [lib, scenario] + (["--quick"] if quick else []), lib,
+                        timeout, cache_dir)
 
 
 HEAD = (f"{'measure':<36}{'torch':>10}{'torchlike':>11}{'ratio':>10}{'traces':>8}"
