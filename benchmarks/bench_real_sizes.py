@@ -61,7 +61,6 @@ torch eager and <= 1.1x the hand-written JAX step; torchlike eager first step <=
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import time
 
@@ -768,11 +767,7 @@ def main():
         child_main(args.child[0], args.child[1], args.quick)
         return
     timeout = args.timeout or (300 if args.quick else 1800)
-    vers = subprocess.run(
-        [sys.executable, "-c", "import jax, torch; print(jax.__version__, torch.__version__)"],
-        capture_output=True, text=True).stdout.split()
-    print(f"real-size training steps{' (--quick)' if args.quick else ''}  jax "
-          f"{vers[0] if vers else '?'}  torch {vers[1] if len(vers) > 1 else '?'}  "
+    print(f"real-size training steps{' (--quick)' if args.quick else ''}  {children.versions()}  "
           f"cpus {os.cpu_count()}  load avg {os.getloadavg()[0]:.2f}  (each contender in a "
           f"fresh child; torch 1 thread; torchlike with an empty compile cache; child timeout "
           f"{timeout:.0f} s)")
@@ -787,10 +782,7 @@ def main():
         print(f"\nsummary\n  {'model':<10}{'ratio':<40}{'value':>9}  {'target':<10}{'met':>4}")
         for m, name, vs, ts, met in summary:
             print(f"  {m:<10}{name:<40}{vs:>9}  {ts:<10}{met:>4}")
-    if notes:
-        print("\nnotes:")
-        for n in notes:
-            print("  " + n)
+    children.print_notes(notes)
     print(f"\nbenchmark wall time {time.perf_counter() - t0:.0f} s  (load avg at the end "
           f"{os.getloadavg()[0]:.2f})")
 

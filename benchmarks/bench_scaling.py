@@ -35,7 +35,6 @@ a child that hits it, or fails, gets a row saying so.
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import time
 
@@ -336,11 +335,7 @@ def main():
         child_main(*args.child, args.quick)
         return
     timeout = args.timeout or (300 if args.quick else 900)
-    vers = subprocess.run(
-        [sys.executable, "-c", "import jax, torch; print(jax.__version__, torch.__version__)"],
-        capture_output=True, text=True).stdout.split()
-    print(f"scaling benchmark{' (--quick)' if args.quick else ''}  jax "
-          f"{vers[0] if vers else '?'}  torch {vers[1] if len(vers) > 1 else '?'}  "
+    print(f"scaling benchmark{' (--quick)' if args.quick else ''}  {children.versions()}  "
           f"cpus {os.cpu_count()}  load avg {os.getloadavg()[0]:.2f}  (each measurement in a "
           f"fresh child process; torch 1 thread; torchlike with an empty compile cache)")
     print(f"target: torchlike time per node / per element <= 2x PyTorch's at every size; "
@@ -351,10 +346,7 @@ def main():
         series_chain(args.quick, timeout, notes)
     if args.only in (None, "views"):
         series_views(args.quick, timeout, notes)
-    if notes:
-        print("\nnotes:")
-        for n in notes:
-            print("  " + n)
+    children.print_notes(notes)
     print(f"\nbenchmark wall time {time.perf_counter() - t0:.0f} s  (load avg at the end "
           f"{os.getloadavg()[0]:.2f})")
 

@@ -32,8 +32,6 @@ batches) so that the whole file runs in minutes.
 """
 import argparse
 import os
-import subprocess
-import sys
 import tempfile
 import time
 
@@ -496,11 +494,7 @@ def main():
         child_main(args.child[0], args.child[1], args.quick)
         return
     timeout = args.timeout or (600 if args.quick else 1800)
-    vers = subprocess.run(
-        [sys.executable, "-c", "import jax, torch; print(jax.__version__, torch.__version__)"],
-        capture_output=True, text=True).stdout.split()
-    print(f"changing-shapes benchmark{' (--quick)' if args.quick else ''}  jax "
-          f"{vers[0] if vers else '?'}  torch {vers[1] if len(vers) > 1 else '?'}  "
+    print(f"changing-shapes benchmark{' (--quick)' if args.quick else ''}  {children.versions()}  "
           f"cpus {os.cpu_count()}  (each library in a fresh child process; torch 1 thread)")
     print("times in seconds; ratio = torchlike / torch; traces, compiles, loads "
           "(persistent-cache hits) are torchlike's within the measured part")
@@ -516,10 +510,7 @@ def main():
             scenario_varshape(args.quick, timeout, notes, "transformer")
         else:
             scenario_varshape(args.quick, timeout, notes, "mlp")
-    if notes:
-        print("\nnotes:")
-        for n in notes:
-            print("  " + n)
+    children.print_notes(notes)
     print(f"\nbenchmark wall time {time.perf_counter() - t0:.0f} s")
 
 

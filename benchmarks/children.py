@@ -80,3 +80,17 @@ def run(script, args, lib, timeout, cache_dir=None, extra_env=None):
             return json.loads(line[len(MARK):]), None, wall
     tail = (p.stderr.strip().splitlines() or ["(no output)"])[-1]
     return None, f"failed (rc {p.returncode}): {tail[:200]}", wall
+
+
+def versions():
+    """'jax X  torch Y', read in a child (the parent imports neither)."""
+    out = subprocess.run([sys.executable, "-c", "import jax, torch; print(jax.__version__, "
+                          "torch.__version__)"], capture_output=True, text=True).stdout.split()
+    return f"jax {out[0] if out else '?'}  torch {out[1] if len(out) > 1 else '?'}"
+
+
+def print_notes(notes):
+    if notes:
+        print("\nnotes:")
+        for n in notes:
+            print("  " + n)
