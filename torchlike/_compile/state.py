@@ -118,6 +118,7 @@ class Walk:
         st = t._st
         si = self._st_ix.get(id(st))
         if si is None:
+            st.unpad()   # compiled programs read and write storages in their natural shape
             si = self._st_ix[id(st)] = len(self.storages)
             self.storages.append(st)
             self.key.append((st.shape, st.dtype, st.device, st._np is None))

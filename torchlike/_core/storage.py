@@ -2,7 +2,10 @@
 
 The buffer is a JAX array kept in the shape of the tensor that created it (its *natural* shape,
 so the common whole-tensor read is free), or a flat NumPy array once the storage is shared with
-NumPy (`from_numpy`, `Tensor.numpy()`), so writes on either side are seen on the other.
+NumPy (`from_numpy`, `Tensor.numpy()`), so writes on either side are seen on the other, or a
+*padded* JAX array (`_phys`: each dimension at least the natural shape's, the extra elements
+unspecified) made by a kernel compiled for a size class (see `_core/buckets.py`); code that
+does not handle padding calls `unpad()` first.
 Mirrors `torch.UntypedStorage` / `torch.TypedStorage` as far as users see them.
 """
 import math
@@ -27,7 +30,7 @@ def _fake_ptr(nbytes):
 class Storage:
     """The shared buffer: `_data` (JAX array) or `_np` (flat NumPy array), dtype, device."""
 
-    __slots__ = ("_data", "_np", "dtype", "device", "numel", "shape", "_ptr", "resizable",
+    __slots__ = ("_data", "_np", "_phys", "dtype", "device", "numel", "shape", "_ptr", "resizable",
                  "shared", "__weakref__")
 
     def __init__(self, data, dtype, device, ptr=None):
@@ -41,6 +44,7 @@ class Storage:
         st = cls.__new__(cls)
         st._data = None
         st._np = flat
+        st._phys = None
         st.resizable = resizable
         st.shared = False
         st.dtype = dtype
@@ -67,11 +71,24 @@ class Storage:
         with NumPy)."""
         if self._data is not None:
             return self._data
+        if self._phys is not None:
+            return self.unpad()
         return jnp.asarray(self._np).reshape(self.shape)
+
+    def unpad(self):
+        """Drop a padded buffer's extra elements (one slicing kernel per shape): the buffer is
+        then a JAX array in the natural shape, which it returns (None for NumPy-shared)."""
+        p = self._phys
+        if p is not None:
+            from .buckets import unpadded
+            self._data = unpadded(p, self.shape)
+            self._phys = None
+        return self._data
 
     def share_with_numpy(self):
         """Move the buffer to a writable flat NumPy array and return it. The storage keeps its
         natural shape, so that `reclaim` can move the buffer back."""
+        self.unpad()
         if self._np is None:
             self._np = np.array(self._data).reshape(-1)
             self._data = None
@@ -105,6 +122,7 @@ def fill(st, data, dtype, device, shape, numel, ptr=None):
     `Storage.__init__`, also used directly where the shape is known (no array reads)."""
     st._data = data
     st._np = None
+    st._phys = None
     st.resizable = True
     st.shared = False  # set by `share_memory_` (read by `is_shared`)
     st.dtype = dtype

@@ -187,8 +187,10 @@ class Tensor(metaclass=_TensorMeta):
         `uniform`: every element gets the same value (`fill_`, `zero_`), which PyTorch also
         writes through a layout whose elements share memory (`t.expand(3).fill_(1)`)."""
         st = self._st
-        if self._natural and st._data is not None and v.shape == self._size:
+        if self._natural and (st._data is not None or st._phys is not None) and \
+                v.shape == self._size:
             st._data = v if v.dtype == self.dtype.np else _cast_jit(self.dtype.np)(v)
+            st._phys = None
         else:
             _write(self, v, uniform)
         self._vc[0] += 1
@@ -474,6 +476,10 @@ def make_view(src, size, stride, offset, name="AsStridedBackward0"):
 
 def _read(t):
     st = t._st
+    if st._phys is not None:
+        data = st.unpad()
+        if t._natural:
+            return data
     if st._np is not None and not st.reclaim():
         item = t.dtype.itemsize
         import jax.numpy as jnp
@@ -507,6 +513,8 @@ def _write(t, v, uniform=False):
                            "tensor refers to a single memory location. Please clone() the "
                            "tensor before performing the operation.")
     st = t._st
+    if st._phys is not None:
+        st.unpad()
     if st._np is not None and not st.reclaim():
         item = t.dtype.itemsize
         dst = np.lib.stride_tricks.as_strided(st._np[t._offset:], t._size,

@@ -22,6 +22,7 @@ from .._core.device import CPU
 from .._core.grad_state import ENABLED as _GRAD
 from .._core.size import Size
 from .._core.storage import Storage
+from .._core import buckets
 from .._core.tensor import Tensor, _new, wrap
 from .registry import publish, FUNCTIONS, METHODS, OPS
 
@@ -56,8 +57,11 @@ def from_np(a, dtype=None, device=None, requires_grad=False):
         raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                            "gradients")
     a = np.asarray(a, dtype=dtype.np)
-    arr, d = place(a, device)
-    return finish(arr, dtype, d, requires_grad)
+    if requires_grad or not a.ndim:
+        arr, d = place(a, device)
+        return finish(arr, dtype, d, requires_grad)
+    d = dev.canonical(device) or CPU
+    return buckets.settle_host(a, lambda h: place(h, d)[0], d)
 
 
 def _size_args(size, name="empty", varargs=True):

@@ -145,7 +145,7 @@ def _arg_ext(x, axis, largest, keepdims=True):
 
 # ---- sums, means, products ---------------------------------------------------------------------
 
-@op(promote=None, family=F)
+@op(promote=None, family=F, bucket="sum")
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     axes = _axes(dim, input.ndim)
     x = _acc(input, dtype)
@@ -154,7 +154,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     return jnp.sum(x, axis=axes, keepdims=keepdim, dtype=x.dtype)
 
 
-@op(promote=None, family=F)
+@op(promote=None, family=F, bucket="sum")
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     if _cat(input) == 3:
         raise RuntimeError("nansum on CPU does not support complex inputs")
@@ -201,7 +201,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     return (s / n).astype(x.dtype)
 
 
-@op(promote=None, family=F)
+@op(promote=None, family=F, bucket="prod")
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     if isinstance(dim, (tuple, list)):
         raise TypeError("prod(): argument 'dim' must be int, not " + type(dim).__name__)
@@ -320,7 +320,7 @@ def _minmax_row(name, largest):
         return _take(input, idx, d, keepdim), (idx if keepdim else jnp.squeeze(idx, d))
     impl.__name__ = name
     return op(name, promote=None, family=F, returns=getattr(rt, name), function=False,
-              method=False)(impl)
+              method=False, bucket="max" if largest else "min")(impl)
 
 
 _minmax_row("max", True)
@@ -356,7 +356,7 @@ def _amax_row(name, largest):
         f = jnp.max if largest else jnp.min
         return f(input, axis=axes, keepdims=keepdim)
     impl.__name__ = name
-    return op(name, promote=None, family=F)(impl)
+    return op(name, promote=None, family=F, bucket="max" if largest else "min")(impl)
 
 
 _amax_row("amax", True)
@@ -402,7 +402,7 @@ def _argmax_row(name, largest):
         _nonempty(input, (d,), name, True)
         return _arg_ext(input, d, largest, keepdims=keepdim)
     impl.__name__ = name
-    return op(name, promote=None, family=F)(impl)
+    return op(name, promote=None, family=F, bucket="argmax" if largest else "argmin")(impl)
 
 
 _argmax_row("argmax", True)
@@ -415,14 +415,14 @@ def _allany_row(name, f):
         r = f(input, axis=axes, keepdims=keepdim)
         return r.astype(jnp.uint8) if input.dtype == jnp.uint8 else r
     impl.__name__ = name
-    return op(name, promote=None, family=F)(impl)
+    return op(name, promote=None, family=F, bucket="prod" if name == "all" else "sum")(impl)
 
 
 _allany_row("all", jnp.all)
 _allany_row("any", jnp.any)
 
 
-@op(promote=None, family=F)
+@op(promote=None, family=F, bucket="sum")
 def count_nonzero(input, dim=None):
     axes = _axes(dim, input.ndim)
     return jnp.sum(input != 0, axis=axes, dtype=jnp.int64)
@@ -490,7 +490,7 @@ def p_norm(a, p, axes, keepdim):
     return _gf.root0(s, 1.0 / p)
 
 
-@op(promote="int_to_float", family=F)
+@op(promote="int_to_float", family=F, bucket="max")
 def logsumexp(input, dim=_REQ, keepdim=False):
     if dim is _REQ:
         raise _missing("logsumexp")
@@ -517,7 +517,7 @@ def _softmax_row(name, log):
             return r.reshape(())
         return (jax.nn.log_softmax if log else jax.nn.softmax)(x, axis=d)
     impl.__name__ = name
-    return op(name, promote=None, family=F)(impl)
+    return op(name, promote=None, family=F, bucket="not_dim")(impl)
 
 
 _softmax_row("softmax", False)

@@ -29,7 +29,8 @@ from .._core.autocast_state import ACTIVE as _AUTOCAST, HOOK as _AUTOCAST_HOOK
 from .._core.formats import dense_strides
 from .._core.layout import has_internal_overlap, read_impl, write_impl
 from .._core.tensor import Tensor, wrap
-from . import fastpath
+from . import bucketed, fastpath
+from .._core import buckets
 from .. import compile_log
 
 _KEY_PARTS = ("operand kinds", "static arguments", "compute dtype")
@@ -52,7 +53,7 @@ class Op:
     __slots__ = ("name", "impl", "pointwise", "promote", "params", "names", "tensors", "lists",
                  "scalars", "promoted", "returns", "kernels", "dtypes", "family", "differentiable",
                  "nondiff_outputs", "check", "plan", "aliases", "divisor", "divisor_when",
-                 "autograd", "defaults", "fast", "opmath")
+                 "autograd", "defaults", "fast", "opmath", "bucket")
 
     def __repr__(self):
         return f"<op {self.name}>"
@@ -278,10 +279,12 @@ def _check_integer_divisor(row, args):
         raise RuntimeError("ZeroDivisionError")
 
 
-def prepare(row, args):
+def prepare(row, args, bucketing=False):
     """The cached kernel for `row` on `args`, its dynamic operands and the operands' device.
     A tensor that is a strided view of a JAX buffer goes in as (buffer, offset) with its layout
-    in the kernel key, so reading the view is fused into the op's one dispatch."""
+    in the kernel key, so reading the view is fused into the op's one dispatch. With
+    `bucketing`, None when an operand's storage is padded (see `bucketed`); else padding is
+    dropped."""
     sig = []
     dyn = []
     statics = []
@@ -303,6 +306,8 @@ def prepare(row, args):
                     sig.append("T")
                     dyn.append(v._value())
                 elif d is None:
+                    if bucketing and v._st._phys is not None:
+                        return None   # a padded operand: the row's bucket rule runs it
                     sig.append("T")
                     dyn.append(v._value())
                 elif v._natural:
@@ -458,7 +463,15 @@ def call(row, args, out=None, key=None):
     `key`: the generated code's cache key for these arguments (see `fastpath`)."""
     if _AUTOCAST[0] and out is None:
         args = _AUTOCAST_HOOK[0](row, args)
-    k, dyn, device, tracked = prepare(row, args)
+    bucket = row.bucket is not None and out is None
+    p = prepare(row, args, bucket)
+    if p is None:
+        r = bucketed.call(row, args)
+        if r is not None:
+            return r
+        buckets.unpad_all(args)
+        p = prepare(row, args)
+    k, dyn, device, tracked = p
     res = k(*dyn)
     if row.divisor is not None:  # after the kernel: shape errors come first, as in PyTorch
         _check_integer_divisor(row, args)
@@ -471,10 +484,12 @@ def call(row, args, out=None, key=None):
                                f"grad.")
         return write_out(row, res, out)
     if type(res) is _ARRAY:
-        t = wrap(res, device or _CPU)
         if tracked:
+            t = wrap(res, device or _CPU)
             _record(row, k, dyn, tracked, (t,), True, args)
-        elif key is not None and device is not None:
+            return t
+        t = buckets.settle(k, res, device or _CPU) if bucket else wrap(res, device or _CPU)
+        if key is not None and device is not None and t._st._phys is None:
             fastpath.remember(row, key, k, res, args)
         return t
     result = _wrap_out(row, res, device)
@@ -770,7 +785,7 @@ def _make(name, params_src, body, namespace):
 def op(name=None, *, pointwise=False, promote="default", tensors=None, lists=(), scalars=(),
        promoted=None, method=True, function=True, inplace=False, out=True, dunders=None,
        aliases=(), method_only_aliases=(), returns=None, family="misc", differentiable=True,
-       nondiff_outputs=(), check=None, divisor=None, divisor_when=None):
+       nondiff_outputs=(), check=None, divisor=None, divisor_when=None, bucket=None):
     """Register a pure JAX function as a torch op (one op-table row).
 
     `tensors` name the parameters that take tensors (or Python numbers, promoted as PyTorch's
@@ -783,6 +798,8 @@ def op(name=None, *, pointwise=False, promote="default", tensors=None, lists=(),
     (before casting) once per dtype signature and may raise.
     `divisor` names the parameter whose zeros make an integer division raise PyTorch's
     ZeroDivisionError (optionally only when `divisor_when(args)` holds).
+    `bucket` names how the row runs on operands padded to a size class (see `bucketed`;
+    pointwise rows default to "pointwise").
     """
     def register(impl):
         row = Op()
@@ -810,6 +827,7 @@ def op(name=None, *, pointwise=False, promote="default", tensors=None, lists=(),
         row.divisor_when = divisor_when
         row.autograd = None  # (record, node name, saves policy), resolved on first use
         row.opmath = True
+        row.bucket = bucket or ("pointwise" if pointwise else None)
         row.defaults = tuple(_scalar_default(p) for p in sig.parameters.values())
         row.plan = tuple(
             (_TP if n in row.promoted else _TN) if n in row.tensors else

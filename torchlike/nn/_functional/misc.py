@@ -37,11 +37,12 @@ def _short(d):
     return _SHORT.get(s, s)
 
 
-def _row(name, node, *, tensors=None, scalars=(), promote="default", check=None):
+def _row(name, node, *, tensors=None, scalars=(), promote="default", check=None, bucket=None):
     def register(impl):
         rname = "_nn_" + name
         _reg.op(rname, promote=promote, tensors=tensors, scalars=scalars, method=False,
-                function=False, inplace=False, out=False, check=check, family="nn")(impl)
+                function=False, inplace=False, out=False, check=check, family="nn",
+                bucket=bucket)(impl)
         _names._NAMES[rname] = node
         return _reg.OPS[rname]
     return register
@@ -86,7 +87,7 @@ def _linear_check(input, weight, bias=None):
 
 
 @_row("linear", "AddmmBackward0", tensors=("input", "weight", "bias"), promote=None,
-      check=_linear_check)
+      check=_linear_check, bucket="leading")
 def _linear(input, weight, bias):
     if input.ndim == 0 or weight.ndim == 0:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "

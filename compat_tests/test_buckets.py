@@ -1,0 +1,142 @@
+"""Size classes for changing dimensions (`torchlike/_core/buckets.py`): a loop whose batch size
+or length keeps changing runs kernels compiled per size class on padded buffers. Everything the
+program sees stays PyTorch's: values, shapes, strides, dtypes, errors, views, in-place writes,
+NumPy sharing and autograd, at many sizes, against real PyTorch; and new sizes within a warm
+size class compile nothing (counted by torchlike.compile_log)."""
+import numpy as np
+import pytest
+import torch as real_torch
+
+import torchlike
+from torchlike import compile_log
+from torchlike._core import buckets
+from harness import assert_same
+
+SIZES = [4, 7, 9, 3, 12, 30, 5, 2, 16, 17, 33, 1]
+
+
+def _mlp(lib):
+    rng = np.random.RandomState(0)
+    net = lib.nn.Sequential(lib.nn.Linear(20, 32), lib.nn.ReLU(), lib.nn.Linear(32, 5))
+    with lib.no_grad():
+        for p in net.parameters():
+            p.copy_(lib.tensor(rng.randn(*p.shape).astype(np.float32) * 0.3))
+    return net
+
+
+def _eval(lib, net, x):
+    y = net(x)
+    p = lib.softmax(y, dim=1)
+    return [y, p, p.sum(), y.argmax(1), y.max(dim=1), lib.logsumexp(y, 1), y.amin(0),
+            (y.abs() + 1).prod(1), y > 0, (y > 0).all(1), (y > 0).any(0), y.sum(0, keepdim=True),
+            p.log_softmax(1), lib.nn.functional.gelu(y) + y.abs()]
+
+
+def _batches(sizes, width=20, seed=1):
+    rng = np.random.RandomState(seed)
+    return [rng.randn(b, width).astype(np.float32) for b in sizes]
+
+
+def test_eval_at_changing_batch_sizes_matches_pytorch():
+    tnet, lnet = _mlp(real_torch), _mlp(torchlike)
+    with real_torch.no_grad(), torchlike.no_grad():
+        for i, a in enumerate(_batches(SIZES)):
+            expected = _eval(real_torch, tnet, real_torch.tensor(a))
+            actual = _eval(torchlike, lnet, torchlike.tensor(a))
+            assert_same(expected, actual, check_stride=True, path=f"batch {len(a)}")
+
+
+def test_padding_is_used_and_new_sizes_in_a_class_compile_nothing():
+    net = torchlike.nn.Sequential(torchlike.nn.Linear(21, 33), torchlike.nn.Tanh(),
+                                  torchlike.nn.Linear(33, 6))   # sizes no other test uses
+    per_size = []
+    with torchlike.no_grad():
+        for a in _batches([4, 7, 9, 12, 5, 3, 14], width=21):
+            with compile_log.record() as log:
+                y = net(torchlike.tensor(a))
+                out = [y, torchlike.softmax(y, dim=1), y.argmax(1), y.sum(0)]
+            per_size.append([e.name for e in log.compiles])
+    assert out[0]._st._phys is not None     # the second size on is padded to its class (16)
+    assert per_size[0] and per_size[1], per_size
+    assert per_size[2:] == [[]] * 5, per_size
+
+
+def test_fixed_shapes_are_never_padded():
+    net = torchlike.nn.Sequential(torchlike.nn.Linear(20, 32), torchlike.nn.ReLU(),
+                                  torchlike.nn.Linear(32, 5))
+    with torchlike.no_grad():
+        for a in _batches([8] * 4):
+            x = torchlike.tensor(a)
+            y = net(x)
+            p = torchlike.softmax(y, dim=1)
+            assert x._st._phys is None and y._st._phys is None and p._st._phys is None
+
+
+def _padded_pair(lib):
+    """A tensor made at a line whose sizes change (padded in torchlike from the 2nd size on)."""
+    rng = np.random.RandomState(3)
+    made = []
+    for n in (3, 6, 5):
+        made.append(lib.tensor(rng.randn(n, 4).astype(np.float32)))
+    return made
+
+
+def test_padded_tensors_behave_as_plain_ones():
+    def run(lib):
+        a, b, c = _padded_pair(lib)
+        out = [b, c, b.t(), b[1], b[:, 2], b[2:4], c.reshape(-1), c.view(4, 5), c.stride(),
+               c.storage_offset(), c.untyped_storage().nbytes(), c.is_contiguous()]
+        d = c.clone()
+        d.add_(1.0)
+        d[0, 0] = 7.0
+        d.mul_(c)
+        out += [d, c.numpy().sum(), c.tolist(), c.sum(1), repr(b)]
+        e = b + 1
+        n = e.numpy()
+        n[0, 0] = 42.0                      # NumPy shares the tensor's memory
+        out.append(e)
+        return out
+    expected, actual = run(real_torch), run(torchlike)
+    assert_same(expected[:-1], actual[:-1], check_stride=True)
+    assert expected[-1].tolist() == actual[-1].tolist()
+
+
+def test_broadcast_errors_name_the_real_sizes():
+    def run(lib):
+        a, b, c = _padded_pair(lib)
+        try:
+            return b + c
+        except RuntimeError as e:
+            return str(e)
+    assert run(real_torch) == run(torchlike)
+
+
+@pytest.mark.parametrize("n", [2, 5, 16, 17, 40])
+def test_mixing_padded_and_exact_operands(n):
+    def run(lib):
+        rng = np.random.RandomState(n)
+        made = [lib.tensor(rng.randn(m, 3).astype(np.float32)) for m in (n + 1, n)]
+        x = made[-1]
+        exact = lib.ones(n, 3) * 0.5            # not padded
+        row = lib.arange(3.0)
+        return [x * exact + row, lib.where(x > 0, x, exact), x.sum(0), exact - x, x.max(0)]
+    assert_same(run(real_torch), run(torchlike), check_stride=True)
+
+
+def test_autograd_through_padded_inputs():
+    def run(lib):
+        a, b, c = _padded_pair(lib)
+        w = lib.ones(4, 2, requires_grad=True)
+        y = (lib.nn.functional.linear(c, w.t()) * c.sum(1, keepdim=True)).tanh().sum()
+        y.backward()
+        return [y, w.grad]
+    assert_same(run(real_torch), run(torchlike))
+
+
+def test_switched_off():
+    buckets.ENABLED[0] = False
+    try:
+        made = [torchlike.tensor(np.ones((n, 2), np.float32)) for n in (3, 5, 6)]
+        assert all(t._st._phys is None for t in made)
+    finally:
+        buckets.ENABLED[0] = True

@@ -1,0 +1,223 @@
+"""Size classes for dimensions that keep changing (a growing sequence, a varying batch).
+
+PyTorch compiles nothing; torchlike compiles a kernel per operand shape, so a loop whose shapes
+change compiles every op again at every new size. Here, once a kernel's result has come out at
+a second distinct size along a dimension, its later results are *padded* along that dimension:
+the storage holds a buffer of the dimension's size class (the next power of two, at least
+`MIN_CLASS`), the extra elements unspecified (`Storage._phys`). Ops that know how to work on
+padded operands (their `bucket` rule in the op table: elementwise ops, ops that map over the
+padded dimensions, ...) run once per size class rather than once per size, and their results
+stay padded. Any other reader drops the padding first (`Storage.unpad`), which is exactly the
+unbucketed computation.
+
+Nothing of it is visible to the program: sizes, strides, values, errors and storages are
+PyTorch's. A dimension of size 0 or 1 is never padded (it broadcasts), and tensors taking part
+in autograd never are. Off with `TORCHLIKE_BUCKETS=0`.
+"""
+import functools
+import os
+
+import jax
+import jax.numpy as jnp
+
+ENABLED = [os.environ.get("TORCHLIKE_BUCKETS", "1").strip().lower() not in ("0", "off", "false",
+                                                                           "no")]
+MIN_CLASS = 16
+
+_FIRST = {}      # kernel identity -> the shapes of its first result(s)
+_CHANGING = {}   # kernel identity -> per result, the dims whose size has changed
+_LIMIT = 1 << 16
+
+
+def size_class(n):
+    """The padded size for a dimension of size `n` (>= 2)."""
+    return max(MIN_CLASS, 1 << (n - 1).bit_length())
+
+
+@functools.lru_cache(maxsize=None)
+def _slicer(shape):
+    return jax.jit(lambda a: a[tuple(slice(0, n) for n in shape)])
+
+
+_HOST_BYTES = 1 << 24
+
+
+def unpadded(phys, shape):
+    """`phys` without its padding: the leading `shape` block. A CPU buffer of up to 16 MB is
+    sliced by a host copy (no kernel to compile per shape); others by a slicing kernel."""
+    shape = tuple(shape)
+    if phys.nbytes <= _HOST_BYTES and _on_cpu(phys):
+        import numpy as np
+        block = np.asarray(phys)[tuple(slice(0, n) for n in shape)]
+        return jax.device_put(np.ascontiguousarray(block), next(iter(phys.devices())))
+    return _slicer(shape)(phys)
+
+
+def _on_cpu(a):
+    try:
+        return next(iter(a.devices())).platform == "cpu"
+    except Exception:  # noqa: BLE001 - a tracer or a sharded array: the kernel path
+        return False
+
+
+@functools.lru_cache(maxsize=None)
+def _filler(dims, value):
+    def f(a, sizes):
+        keep = None
+        for i, d in enumerate(dims):
+            m = jax.lax.broadcasted_iota(jnp.int32, a.shape, d) < sizes[i]
+            keep = m if keep is None else keep & m
+        return jnp.where(keep, a, jnp.asarray(value, a.dtype))
+    return jax.jit(f)
+
+
+def fill_padding(phys, size, dims, value):
+    """`phys` with the padding along `dims` (those of `size` it pads) set to `value`: one
+    kernel per buffer shape, the real sizes traced."""
+    import numpy as np
+    sizes = np.asarray([size[d] for d in dims], np.int32)
+    return _filler(tuple(dims), value)(phys, sizes)
+
+
+@functools.lru_cache(maxsize=None)
+def _padder(shape):
+    return jax.jit(lambda a: jnp.pad(a, [(0, n - m) for n, m in zip(shape, a.shape)]))
+
+
+def pad_to(a, shape):
+    """`a` grown (with zeros) to `shape` along its trailing ends."""
+    return a if tuple(a.shape) == tuple(shape) else _padder(tuple(shape))(a)
+
+
+def physical(t):
+    """The padded buffer of a tensor that covers its padded storage, else None."""
+    st = t._st
+    return st._phys if t._natural and st._phys is not None else None
+
+
+def extents(t):
+    """The tensor's per-dim buffer extents: its padded buffer's shape, or its size."""
+    p = physical(t)
+    return tuple(p.shape) if p is not None else t._size
+
+
+def padded_tensor(phys, size, device):
+    """A new tensor of `size` whose storage holds the padded buffer `phys` (a plain tensor when
+    `phys` has no padding)."""
+    from .tensor import fresh, wrap
+    from .layout import contiguous_strides
+    from . import dtype as dt
+    size = tuple(size)
+    if tuple(phys.shape) == size:
+        return wrap(phys, device)
+    n = 1
+    for s in size:
+        n *= s
+    t = fresh(None, device, dt._BY_NP[phys.dtype], size, contiguous_strides(size), n)
+    t._st._phys = phys
+    return t
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _site():
+    """Where in the user's program an op runs: the innermost `forward` on the stack (its module
+    and line: each layer of a `Sequential` is a site of its own), else the first line of the
+    user's code."""
+    import sys
+    f = sys._getframe(3)
+    user = None
+    while f is not None:
+        code = f.f_code
+        if code.co_name == "forward":
+            return id(f.f_locals.get("self")), code, f.f_lineno
+        if user is None and not _internal(f):
+            user = (code, f.f_lineno)
+        f = f.f_back
+    return user
+
+
+def _internal(frame):
+    """A frame of torchlike's own code (its modules, and the op functions it generates)."""
+    name = frame.f_globals.get("__name__")
+    return name is None or name == "torchlike" or name.startswith("torchlike.") or \
+        frame.f_code.co_filename.startswith(_PACKAGE) or \
+        frame.f_code.co_filename == _GENERATED
+
+
+from .frames import _FILENAME as _GENERATED  # noqa: E402
+
+
+def padded_shape(owner, shape):
+    """The buffer shape for a result of `shape` from `owner` at the user's current line: the
+    size classes of the dims in which that line's results have changed size (`shape` itself
+    while none has). Only asked where the shape was not cached, so fixed-shape loops pay
+    nothing and are never padded."""
+    if not ENABLED[0]:
+        return shape
+    key = (owner, _site())
+    first = _FIRST.get(key)
+    if first is None:
+        if len(_FIRST) > _LIMIT:
+            _FIRST.clear()
+            _CHANGING.clear()
+        _FIRST[key] = shape
+        return shape
+    if len(first) != len(shape):
+        return shape
+    dims = _CHANGING.get(key, frozenset())
+    new = frozenset(d for d, (a, b) in enumerate(zip(first, shape)) if a != b)
+    if not new <= dims:
+        dims = _CHANGING[key] = dims | new
+    return tuple(size_class(n) if d in dims and n > 1 else n for d, n in enumerate(shape))
+
+
+def settle(owner, res, device):
+    """Wrap the exact result `res` of kernel `owner` (not under autograd) as a tensor, padded
+    as `padded_shape` says."""
+    from .tensor import wrap
+    shape = tuple(res.shape)
+    target = padded_shape(owner, shape)
+    if target == shape:
+        return wrap(res, device)
+    return padded_tensor(pad_to(res, target), shape, device)
+
+
+def settle_host(a, place, device):
+    """A tensor holding host array `a` (placed on the device by `place(array)`), padded on
+    the host as `padded_shape` says for host-made tensors of its dtype at this line."""
+    from .tensor import wrap
+    shape = tuple(a.shape)
+    target = padded_shape(("host", a.dtype), shape)
+    if target == shape:
+        return wrap(place(a), device)
+    import numpy as np
+    return padded_tensor(place(np.pad(a, [(0, n - m) for n, m in zip(target, shape)])), shape,
+                         device)
+
+
+def any_padded(args):
+    """True when a tensor in `args` (or in a list among them) has a padded storage."""
+    from .tensor import Tensor
+    for a in args:
+        if isinstance(a, Tensor):
+            if a._st._phys is not None:
+                return True
+        elif isinstance(a, (list, tuple)):
+            for t in a:
+                if isinstance(t, Tensor) and t._st._phys is not None:
+                    return True
+    return False
+
+
+def unpad_all(args):
+    """Drop the padding of every tensor in `args` (the exact path follows)."""
+    from .tensor import Tensor
+    for a in args:
+        if isinstance(a, Tensor):
+            a._st.unpad()
+        elif isinstance(a, (list, tuple)):
+            for t in a:
+                if isinstance(t, Tensor):
+                    t._st.unpad()
