@@ -89,16 +89,76 @@ def pad_to(a, shape):
     return a if tuple(a.shape) == tuple(shape) else _padder(tuple(shape))(a)
 
 
-def physical(t):
-    """The padded buffer of a tensor that covers its padded storage, else None."""
+def read(t):
+    """Tensor `t`'s elements as a padded array (each dim at least `t`'s size, the real elements
+    in the leading block), when its storage is padded or it is a window (see `window`); else
+    None. A view is gathered by a kernel compiled per size class: the index arithmetic (the
+    view's strides and offset, the storage's real shape) is traced, and a view dim that walks a
+    padded storage dim keeps that dim's padded extent."""
     st = t._st
-    return st._phys if t._natural and st._phys is not None else None
+    p = st._phys
+    natural = st.shape
+    nstride = _contiguous(natural)
+    if p is None:
+        ext = getattr(t, "_window", None)
+        p = st._data
+        if ext is None or p is None:
+            return None
+    elif t._natural:
+        return p
+    else:
+        ext = []
+        for n, s in zip(t._size, t._stride):
+            e = n
+            if n > 1:
+                for k, (m, q) in enumerate(zip(natural, nstride)):
+                    if q == s and p.shape[k] != m and n <= m:
+                        e = p.shape[k]
+                        break
+            ext.append(e)
+    import numpy as np
+    consts = np.asarray((t._offset,) + tuple(t._stride) + nstride + tuple(natural), np.int64)
+    return _gatherer(tuple(ext), len(natural))(p, consts)
 
 
-def extents(t):
-    """The tensor's per-dim buffer extents: its padded buffer's shape, or its size."""
-    p = physical(t)
-    return tuple(p.shape) if p is not None else t._size
+def host_value(t):
+    """Tensor `t`'s elements as a NumPy array, read without dropping a padded storage's
+    padding (for host-side checks)."""
+    import numpy as np
+    p = read(t)
+    if p is None:
+        return np.asarray(t._value())
+    return np.asarray(p)[tuple(slice(0, n) for n in t._size)]
+
+
+def _contiguous(shape):
+    out, acc = [], 1
+    for n in reversed(shape):
+        out.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(out))
+
+
+@functools.lru_cache(maxsize=None)
+def _gatherer(ext, rank):
+    """Reads a strided view (extents `ext`) of a padded buffer whose real shape has `rank`
+    dims; `consts` = (offset, view strides, real strides, real shape)."""
+    nd = len(ext)
+
+    def f(p, consts):
+        off = consts[0]
+        vstride = consts[1:1 + nd]
+        rstride = consts[1 + nd:1 + nd + rank]
+        rshape = consts[1 + nd + rank:]
+        a = jnp.full(ext, off, jnp.int64)
+        for d in range(nd):
+            a = a + jax.lax.broadcasted_iota(jnp.int64, ext, d) * vstride[d]
+        pstride = _contiguous(p.shape)
+        idx = jnp.zeros(ext, jnp.int64)
+        for k in range(rank):
+            idx = idx + (a // jnp.maximum(rstride[k], 1)) % jnp.maximum(rshape[k], 1) * pstride[k]
+        return p.reshape(-1)[idx]
+    return jax.jit(f)
 
 
 def padded_tensor(phys, size, device):
@@ -171,6 +231,33 @@ def padded_shape(owner, shape):
     if not new <= dims:
         dims = _CHANGING[key] = dims | new
     return tuple(size_class(n) if d in dims and n > 1 else n for d, n in enumerate(shape))
+
+
+def window(t):
+    """Mark view `t` (not under autograd) as a *window* when views with its storage, strides
+    and offset keep changing size (`bias[:, :, :T, :T]` for a growing T): ops on padded
+    operands then read it with its changing dims at their size classes (the extra elements are
+    whatever the storage holds there), so that it costs no kernel per size."""
+    if not ENABLED[0]:
+        return t
+    key = ("window", id(t._st), t._stride, t._offset)
+    shape = t._size
+    first = _FIRST.get(key)
+    if first is None:
+        if len(_FIRST) > _LIMIT:
+            _FIRST.clear()
+            _CHANGING.clear()
+        _FIRST[key] = shape
+        return t
+    if first == shape or len(first) != len(shape):
+        return t
+    dims = _CHANGING.get(key, frozenset()) | frozenset(
+        d for d, (a, b) in enumerate(zip(first, shape)) if a != b)
+    _CHANGING[key] = dims
+    ext = tuple(size_class(n) if d in dims and n > 1 else n for d, n in enumerate(shape))
+    if ext != shape:
+        t._window = ext
+    return t
 
 
 def settle(owner, res, device):

@@ -8,15 +8,20 @@ class (see `_core/buckets.py`). A row names its rule with `op(..., bucket=...)`:
 * "sum" / "prod" / "max" / "min": a reduction, which the padding of the reduced dims is set
   to the neutral element of (0, 1, the lowest or the highest value) for; the result is padded
   along the dims it keeps.
-* "leading" / "not_dim" / "all" (one padded operand, the first tensor parameter): the row maps
-  over the padded dimensions (`linear` over all but the last, `softmax` over all but `dim`,
-  `embedding` over every index dimension), and the result's leading dimensions are the
-  operand's, so the result is padded where the operand is.
+* "matmul": matrix products (batch dims broadcast; a padded contraction is zero-filled).
+* "softmax": free along every dim but `dim`, whose padding is set to the lowest value.
+* "leading" (one padded operand, the first tensor parameter): the row maps over every dim but
+  the last (`linear`), and the result's leading dimensions are the operand's, so the result is
+  padded where the operand is. `apply_jax(..., bucket=)` runs functions outside the op table
+  (`layer_norm`, `embedding`) the same way.
+* "cat": concatenation; along a padded dim the pieces are written at their real offsets.
 
 A rule returns None where it does not apply (a padded view, a padded dimension the row reduces,
 an error): the caller then drops the padding and dispatches exactly, which raises PyTorch's
 error with the real sizes.
 """
+import functools
+
 from .._core import buckets
 from .._core.grad_state import ENABLED as _GRAD
 from .._core.tensor import Tensor, wrap
@@ -48,26 +53,51 @@ def _stand_in(array, like):
     return wrap(array, like._st.device)
 
 
-def _pointwise(row, args):
-    from .registry import _check_broadcast, _check_integer_divisor, prepare
+def aligned(args):
+    """For elementwise work with broadcasting on `args`, some padded: the result's size and
+    `args` with every tensor replaced by an array brought to the padded extents (or None when
+    no padding takes part). Raises PyTorch's error for sizes that do not broadcast."""
+    from .registry import _check_broadcast
     tensors = [(i, a) for i, a in enumerate(args) if isinstance(a, Tensor)]
     out = _check_broadcast([a._size for _, a in tensors])
+    arrays = [buckets.read(a) for _, a in tensors]
     nd = len(out)
     ext = list(out)
-    for _, a in tensors:
-        off = nd - len(a._size)
-        for j, (n, p) in enumerate(zip(a._size, buckets.extents(a))):
-            if n > 1 and p > ext[off + j]:
-                ext[off + j] = p
+    for (_, a), arr in zip(tensors, arrays):
+        if arr is not None:
+            off = nd - len(a._size)
+            for j, (n, e) in enumerate(zip(a._size, arr.shape)):
+                if n > 1 and e > ext[off + j]:
+                    ext[off + j] = e
     if tuple(ext) == out:
         return None
     new = list(args)
-    for i, a in tensors:
-        p = buckets.physical(a)
-        arr = p if p is not None else a._value()
+    for (i, a), arr in zip(tensors, arrays):
+        if arr is None:
+            arr = a._value()
         off = nd - len(a._size)
         target = tuple(ext[off + j] if n > 1 else 1 for j, n in enumerate(a._size))
-        new[i] = _stand_in(buckets.pad_to(arr, target), a)
+        new[i] = buckets.pad_to(arr, target)
+    return out, new
+
+
+def elementwise(fn, args, device):
+    """`fn` (elementwise, broadcasting) on `args`, some padded, as a padded tensor; None when
+    no padding takes part."""
+    r = aligned(args)
+    if r is None:
+        return None
+    out, arrays = r
+    return buckets.padded_tensor(fn(*arrays), out, device)
+
+
+def _pointwise(row, args):
+    from .registry import _check_integer_divisor, prepare
+    r = aligned(args)
+    if r is None:
+        return None
+    out, arrays = r
+    new = [_stand_in(b, a) if isinstance(a, Tensor) else a for a, b in zip(args, arrays)]
     k, dyn, device, _ = prepare(row, tuple(new))
     res = k(*dyn)
     if row.divisor is not None:
@@ -80,11 +110,11 @@ def mapped(fn, operands, index, allowed, device):
     the dims in `allowed(ndim)` (and the result's leading dims are the operand's): the padded
     result(s) as tensors, or None when the padding is elsewhere or another operand is padded."""
     x = operands[index]
-    p = buckets.physical(x)
+    p = buckets.read(x)
     if p is None:
         return None
     dims = [d for d, (n, e) in enumerate(zip(x._size, p.shape)) if n != e]
-    if not set(dims) <= set(allowed(len(x._size))):
+    if not dims or not set(dims) <= set(allowed(len(x._size))):
         return None
     dyn = []
     for i, a in enumerate(operands):
@@ -138,17 +168,6 @@ def _mapping(allowed):
     return rule
 
 
-def _not_dim(row, args):
-    d = args[row.names.index("dim")]
-
-    def allowed(ndim):
-        if not isinstance(d, int) or isinstance(d, bool):
-            return ()
-        dd = d + ndim if d < 0 else d
-        return tuple(j for j in range(ndim) if j != dd)
-    return allowed
-
-
 def _dims(dim, ndim):
     """The wrapped dims reduced by a `dim` argument (None / () / int / sequence of ints), or
     None for anything else."""
@@ -182,9 +201,9 @@ def _reducing(neutral):
     def rule(row, args):
         from .registry import prepare
         x = args[0]
-        p = buckets.physical(x)
         nd = len(x._size)
-        if p is None or not nd:
+        p = buckets.read(x) if nd else None
+        if p is None:
             return None
         names = row.names
         red = _dims(args[names.index("dim")] if "dim" in names else None, nd)
@@ -223,7 +242,152 @@ def _dim_given(rule):
     return guarded
 
 
+def _matmul(row, args):
+    """Matrix products of operands with at least 2 dims: batch dims broadcast as pointwise ones,
+    the rows of the first and the columns of the second are free, and a padded contraction dim
+    has its padding set to zero in both operands."""
+    from .registry import _check_broadcast, prepare
+    x, y = args[0], args[1]
+    if not (isinstance(x, Tensor) and isinstance(y, Tensor)) or x.dim() < 2 or y.dim() < 2 or \
+            x._size[-1] != y._size[-2]:
+        return None
+    batch = _check_broadcast([x._size[:-2], y._size[:-2]])
+    a, b = buckets.read(x), buckets.read(y)
+    a = a if a is not None else x._value()
+    b = b if b is not None else y._value()
+    k = x._size[-1]
+    ke = max(a.shape[-1], b.shape[-2])
+    if ke != k:
+        if a.shape[-1] != k:
+            a = buckets.fill_padding(a, x._size, (x.dim() - 1,), 0)
+        if b.shape[-2] != k:
+            b = buckets.fill_padding(b, y._size, (y.dim() - 2,), 0)
+    nb = len(batch)
+    ext = list(batch)
+    for t, arr in ((x, a), (y, b)):
+        off = nb - (t.dim() - 2)
+        for j, (n, e) in enumerate(zip(t._size[:-2], arr.shape[:-2])):
+            if n > 1 and e > ext[off + j]:
+                ext[off + j] = e
+
+    def target(t, arr, tail):
+        off = nb - (t.dim() - 2)
+        return tuple(ext[off + j] if n > 1 else 1 for j, n in enumerate(t._size[:-2])) + tail
+    a = buckets.pad_to(a, target(x, a, (a.shape[-2], ke)))
+    b = buckets.pad_to(b, target(y, b, (ke, b.shape[-1])))
+    kk, dyn, device, _ = prepare(row, (_stand_in(a, x), _stand_in(b, y)) + tuple(args[2:]))
+    res = kk(*dyn)
+    return buckets.padded_tensor(res, batch + (x._size[-2], y._size[-1]), device)
+
+
+def _softmax(row, args):
+    """softmax / log_softmax: free along every dim but `dim`; a padded `dim` has its padding
+    set to the lowest value, which gets no weight."""
+    from .registry import prepare
+    x = args[0]
+    p = buckets.read(x)
+    d = args[row.names.index("dim")]
+    nd = len(x._size)
+    if p is None or not nd or not isinstance(d, int) or isinstance(d, bool) or \
+            not -nd <= d < nd or not p.dtype.kind == "f":
+        return None
+    d = d + nd if d < 0 else d
+    dims = [j for j, (n, e) in enumerate(zip(x._size, p.shape)) if n != e]
+    if d in dims:
+        p = buckets.fill_padding(p, x._size, (d,), _lowest(p.dtype))
+    new = list(args)
+    new[0] = _stand_in(p, x)
+    k, dyn, device, _ = prepare(row, tuple(new))
+    return buckets.padded_tensor(k(*dyn), x._size, device)
+
+
+def _cat(row, args):
+    from .._core import dtype as dt
+    tensors, dim = args[0], args[1]
+    if not isinstance(tensors, (list, tuple)) or not tensors or \
+            not all(isinstance(t, Tensor) for t in tensors):
+        return None
+    nd = tensors[0].dim()
+    if not nd or any(t.dim() != nd for t in tensors) or not isinstance(dim, int) or \
+            isinstance(dim, bool) or not -nd <= dim < nd:
+        return None
+    d = dim + nd if dim < 0 else dim
+    first = tensors[0]._size
+    if any(t._size[:d] + t._size[d + 1:] != first[:d] + first[d + 1:] for t in tensors):
+        return None
+    arrays = []
+    for t in tensors:
+        a = buckets.read(t)
+        arrays.append(a if a is not None else t._value())
+    total = sum(t._size[d] for t in tensors)
+    size = first[:d] + (total,) + first[d + 1:]
+    ext = [max([n] + [a.shape[j] for a in arrays]) if n > 1 else n
+           for j, n in enumerate(size)]
+    along = any(a.shape[d] != t._size[d] for a, t in zip(arrays, tensors))
+    ext[d] = buckets.size_class(total) if along and total > 1 else total
+    result = dt.result_type_of([t.dtype for t in tensors], [], [])
+    pieces = tuple(buckets.pad_to(a, tuple(ext[j] if j != d else a.shape[d]
+                                            for j in range(nd))) for a in arrays)
+    import numpy as np
+    offsets = np.cumsum([0] + [t._size[d] for t in tensors[:-1]]).astype(np.int64)
+    res = _concat(d, ext[d], result.np)(pieces, offsets)
+    return buckets.padded_tensor(res, size, tensors[0]._st.device)
+
+
+@functools.lru_cache(maxsize=None)
+def _concat(d, extent, dtype):
+    """Writes each piece at its real offset along `d` into a buffer of `extent` there (its
+    padding, written first, is overwritten by the next piece)."""
+    import jax
+    import jax.numpy as jnp
+    from .._core.casting import cast
+
+    def f(pieces, offsets):
+        room = extent + max(p.shape[d] for p in pieces)
+        shape = list(pieces[0].shape)
+        shape[d] = room
+        out = jnp.zeros(shape, dtype)
+        for i, p in enumerate(pieces):
+            start = [0] * len(shape)
+            start[d] = offsets[i]
+            out = jax.lax.dynamic_update_slice(out, cast(p, dtype), start)
+        return jax.lax.slice_in_dim(out, 0, extent, axis=d)
+    return jax.jit(f)
+
+
+def gather(view, dims, idxs, size):
+    """`view[idxs at dims]` (advanced indexing, bounds already checked) for a view of a padded
+    storage: negative indices count from the real sizes; the result (of `size`) keeps the
+    padding of the dims not indexed. None where the view reads no padding."""
+    p = buckets.read(view)
+    if p is None:
+        return None
+    import numpy as np
+    sizes = np.asarray([view._size[d] for d in dims], np.int64)
+    res = _gatherer(tuple(dims))(p, sizes, *idxs)
+    if any(e < n for e, n in zip(res.shape, size)) or len(res.shape) != len(size):
+        return None
+    return buckets.padded_tensor(res, size, view._st.device)
+
+
+@functools.lru_cache(maxsize=None)
+def _gatherer(dims):
+    import jax.numpy as jnp
+
+    def f(a, sizes, *idxs):
+        key = [slice(None)] * a.ndim
+        for j, (d, i) in enumerate(zip(dims, idxs)):
+            i = jnp.asarray(i)
+            key[d] = jnp.where(i < 0, i + sizes[j], i)
+        return a[tuple(key)]
+    import jax
+    return jax.jit(f)
+
+
 RULES = {
+    "cat": _cat,
+    "softmax": _softmax,
+    "matmul": _matmul,
     "sum": _reducing(lambda dtype: 0),
     "prod": _reducing(lambda dtype: 1),
     "max": _reducing(_lowest),
@@ -232,6 +396,4 @@ RULES = {
     "argmin": _dim_given(_reducing(_highest)),
     "pointwise": _pointwise,
     "leading": _mapping(lambda row, args: lambda ndim: range(ndim - 1)),
-    "not_dim": _mapping(_not_dim),
-    "all": _mapping(lambda row, args: lambda ndim: range(ndim)),
 }

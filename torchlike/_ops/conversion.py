@@ -6,6 +6,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._core import buckets
 from .._core import device as dev
 from .._core import dtype as dt
 from .._core import formats as fmt
@@ -54,6 +55,9 @@ def clone(input, *, memory_format=None):
     keep = _format_strides(input, memory_format)
     if keep is not None:
         return relayout(input, keep)
+    padded = buckets.read(input)
+    if padded is not None:   # a padded storage: the copy keeps the padding
+        return buckets.padded_tensor(padded, input._size, input.device)
     return wrap(input._value(), input.device, input.dtype)
 
 

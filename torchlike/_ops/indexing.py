@@ -17,6 +17,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._core import buckets
 from .._core import dtype as dt
 from .._core import frames, layout
 from .._core.grad_state import ENABLED as _GRAD
@@ -351,12 +352,19 @@ def getitem(self, index):
     size, stride, offset, advanced = _basic(self, index)
     if not (self._requires_grad and _GRAD[0]):
         if advanced is None:
-            return make_view(self, size, stride, offset)
+            view = make_view(self, size, stride, offset)
+            return buckets.window(view) if size != self._size else view
         picked = _mask_select(self, size, stride, offset, advanced)
         if picked is not None:
             return picked
         dims, idxs = _expand_advanced(advanced)
-        _check_bounds(size, dims, idxs)
+        bshape = _check_bounds(size, dims, idxs)
+        if self._st._phys is not None:
+            from .bucketed import gather
+            picked = gather(make_view(self, size, stride, offset), dims, idxs,
+                            _index_result_shape(size, dims, bshape))
+            if picked is not None:
+                return picked
         return wrap(_gather_kernel(dims)(_host_view(self, size, stride, offset), *idxs),
                     self.device)
     if advanced is None:
@@ -636,10 +644,12 @@ def _wants_grad(self, operands):
 
 
 def _run(name, fn, self, operands, inplace=False, out=None, saved=(), save_result=False,
-         op=None):
+         op=None, elementwise=False):
     """`fn(self, *operands)` as a new tensor, into `out`, or written into `self` (`inplace`),
     recording node `name` when autograd needs it; `saved` are the tensors PyTorch's backward
-    formula keeps (for the version-counter check), `save_result` adds the result."""
+    formula keeps (for the version-counter check), `save_result` adds the result.
+    `elementwise`: `fn` works element by element (with broadcasting), so it may run on
+    operands padded to a size class (see `_core/buckets.py`)."""
     if out is not None and _GRAD[0] and out._requires_grad:
         raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
@@ -658,6 +668,11 @@ def _run(name, fn, self, operands, inplace=False, out=None, saved=(), save_resul
             from ..autograd.inplace import save_for_check
             save_for_check(res.grad_fn, saved, res if save_result else None)
         return res
+    if elementwise and not inplace and out is None and buckets.any_padded([self, *operands]):
+        from .bucketed import elementwise as run_elementwise
+        res = run_elementwise(fn, [self, *operands], self.device)
+        if res is not None:
+            return res
     res = fn(self._value(), *[o._value() if isinstance(o, Tensor) else o for o in operands])
     return _finish(self, res, inplace, out)
 
@@ -1282,7 +1297,7 @@ def _masked_fill(self, mask, value, inplace):
     else:
         name, value = "MaskedFillBackward0", _scalar_array(value, self.dtype)
     return _run(name, _kernel(("masked_fill",), build), self, [mask, value], inplace,
-                saved=(mask,))
+                saved=(mask,), elementwise=True)
 
 
 _C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",

@@ -137,7 +137,7 @@ def _matmul(a, b):
 
 
 @op(tensors=("input", "other"), promote=None, family=F,
-    dunders={"__matmul__": "fwd", "__rmatmul__": "rev"}, inplace=False)
+    dunders={"__matmul__": "fwd", "__rmatmul__": "rev"}, inplace=False, bucket="matmul")
 def matmul(input, other):
     return _matmul(input, other)
 
@@ -156,7 +156,7 @@ def _imatmul(self, other):
 METHODS["__imatmul__"] = _imatmul
 
 
-@op(tensors=("input", "mat2"), promote=None, family=F)
+@op(tensors=("input", "mat2"), promote=None, family=F, bucket="matmul")
 def mm(input, mat2):
     if input.ndim != 2:
         raise RuntimeError("self must be a matrix")
@@ -182,7 +182,7 @@ def _bmm_checks(a, b, inp=None, what="bmm"):
     _no_bool(a, what)
 
 
-@op(tensors=("input", "mat2"), promote=None, family=F)
+@op(tensors=("input", "mat2"), promote=None, family=F, bucket="matmul")
 def bmm(input, mat2):
     _bmm_checks(input, mat2)
     return jnp.matmul(input, mat2)

@@ -517,7 +517,7 @@ def _softmax_row(name, log):
             return r.reshape(())
         return (jax.nn.log_softmax if log else jax.nn.softmax)(x, axis=d)
     impl.__name__ = name
-    return op(name, promote=None, family=F, bucket="not_dim")(impl)
+    return op(name, promote=None, family=F, bucket="softmax")(impl)
 
 
 _softmax_row("softmax", False)

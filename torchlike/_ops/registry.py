@@ -314,6 +314,8 @@ def prepare(row, args, bucketing=False):
                     sig.append("T")
                     dyn.append(d)
                 else:
+                    if bucketing and getattr(v, "_window", None) is not None:
+                        return None   # a window on a changing size (see buckets.window)
                     sig.append(("V", v._size, v._stride))
                     dyn.append(d)
                     dyn.append(_device_scalar(v._offset))
@@ -342,6 +344,8 @@ def prepare(row, args, bucketing=False):
                 if not isinstance(t, Tensor):
                     raise TypeError(f"expected Tensor as element {len(arrs)} in argument 0, but "
                                     f"got {type(t).__name__}")
+                if bucketing and t._st._phys is not None:
+                    return None
                 if grad_on and t._requires_grad:
                     if tracked is None:
                         tracked = []

@@ -66,7 +66,7 @@ def _cat_arrays(arrs, dim):
     return jnp.concatenate([a for _, a in keep], axis=d)
 
 
-@op(tensors=(), lists=("tensors",), method=False, function=False, family=F)
+@op(tensors=(), lists=("tensors",), method=False, function=False, family=F, bucket="cat")
 def cat(tensors, dim=0):
     return _cat_arrays(tensors, dim)
 

@@ -65,9 +65,14 @@ def _owner(t):
     return (t.grad_fn.name(), meta.output_nr if meta is not None else 0)
 
 
-def apply_jax(fn, operands, name=None, device=None):
+def apply_jax(fn, operands, name=None, device=None, bucket=None):
     """Run JAX function `fn` on `operands` (tensors are read; anything else passes through) and
-    return its outputs as a tuple of tensors, recording a node when an operand requires grad."""
+    return its outputs as a tuple of tensors, recording a node when an operand requires grad.
+    `bucket`: (index, allowed) when `fn` maps over the dims `allowed(ndim)` of
+    `operands[index]` (its results' leading dims), so that it runs on that operand padded to a
+    size class (see `_core/buckets.py`), and its results may be."""
+    if bucket is not None and not (grad_state.ENABLED[0] and _any_grad(operands)):
+        return _apply_bucketed(fn, operands, device, bucket)
     dyn = []
     tracked = []
     grad_on = grad_state.ENABLED[0]
@@ -94,6 +99,27 @@ def apply_jax(fn, operands, name=None, device=None):
     if tracked:
         record(name or "JaxFunctionBackward0", fn, dyn, tracked, tensors, single, "none")
     return tensors
+
+
+def _any_grad(operands):
+    return any(isinstance(o, Tensor) and o._requires_grad for o in operands)
+
+
+def _apply_bucketed(fn, operands, device, bucket):
+    """`apply_jax` without autograd for a `fn` that maps over padded dims (see `apply_jax`)."""
+    from .._core import buckets
+    from .._ops import bucketed
+    index, allowed = bucket
+    x = operands[index]
+    device = device or x.device
+    if buckets.any_padded(operands):
+        res = bucketed.mapped(fn, operands, index, allowed, device)
+        if res is not None:
+            return res if isinstance(res, tuple) else (res,)
+        buckets.unpad_all(operands)
+    out = fn(*[o._value() if isinstance(o, Tensor) else o for o in operands])
+    outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+    return tuple(buckets.settle(fn, a, device) for a in outs)
 
 
 # ---- views ------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..._core import buckets
 from ..._core import grad_state
 from ..._core.tensor import Tensor, wrap
 from ..._core.tracing import tracing
@@ -212,8 +213,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Mirrors `torch.nn.functional.layer_norm`."""
     shape = _norm_shape(normalized_shape)
     _check_ln(input, shape, weight, bias)
+    lead = input.dim() - len(shape)
     return apply_jax(_ln_fn(len(shape), float(eps), False), [input, weight, bias],
-                     "NativeLayerNormBackward0")[0]
+                     "NativeLayerNormBackward0", bucket=(0, lambda nd: range(lead)))[0]
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
@@ -499,13 +501,14 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         raise RuntimeError("'weight' must be 2-D")
     _check_indices(input, "indices", "embedding")
     if not tracing():        # a host check; traced indices (vmap, compile) have no values
-        _check_range(np.asarray(input._value()), weight.shape[0])
+        _check_range(buckets.host_value(input), weight.shape[0])
     if max_norm is not None:
         input = input.contiguous()
         _embedding_renorm_(weight, input, max_norm, norm_type)
     fn = _emb_fn(None if padding_idx is None or padding_idx < 0 else int(padding_idx),
                  bool(scale_grad_by_freq))
-    return apply_jax(fn, [weight, input], "EmbeddingBackward0")[0]
+    return apply_jax(fn, [weight, input], "EmbeddingBackward0",
+                     bucket=(1, lambda nd: range(nd)))[0]
 
 
 @functools.lru_cache(maxsize=None)
