@@ -3,8 +3,9 @@
 PyTorch compiles nothing; torchlike compiles a kernel per operand shape, so a loop whose shapes
 change compiles every op again at every new size. Here, once a kernel's result has come out at
 a second distinct size along a dimension, its later results are *padded* along that dimension:
-the storage holds a buffer of the dimension's size class (the next power of two, at least
-`MIN_CLASS`), the extra elements unspecified (`Storage._phys`). Ops that know how to work on
+the storage holds a buffer of the dimension's size class (the power of two at or above it, at
+least `MIN_CLASS`), the extra elements unspecified (`Storage._phys`; `Storage._pdims` names the
+padded dims, which stay padded at a size equal to its class). Ops that know how to work on
 padded operands (their `bucket` rule in the op table: elementwise ops, ops that map over the
 padded dimensions, ...) run once per size class rather than once per size, and their results
 stay padded. Any other reader drops the padding first (`Storage.unpad`), which is exactly the
@@ -22,10 +23,12 @@ import jax.numpy as jnp
 
 ENABLED = [os.environ.get("TORCHLIKE_BUCKETS", "1").strip().lower() not in ("0", "off", "false",
                                                                            "no")]
-MIN_CLASS = 16
+MIN_CLASS = int(os.environ.get("TORCHLIKE_BUCKET_MIN", "32"))
 
-_FIRST = {}      # kernel identity -> the shapes of its first result(s)
-_CHANGING = {}   # kernel identity -> per result, the dims whose size has changed
+_FIRST = {}      # (kernel identity, site) -> the shape of its first result there
+_CHANGING = {}   # (kernel identity, site) -> the dims whose size has changed there
+_SEEN = {}       # kernel identity -> result shapes it has made (the fast "nothing new" check)
+_MOVED = set()   # kernel identities with a site whose sizes have changed
 _LIMIT = 1 << 16
 
 
@@ -46,6 +49,8 @@ def unpadded(phys, shape):
     """`phys` without its padding: the leading `shape` block. A CPU buffer of up to 16 MB is
     sliced by a host copy (no kernel to compile per shape); others by a slicing kernel."""
     shape = tuple(shape)
+    if tuple(phys.shape) == shape:
+        return phys
     if phys.nbytes <= _HOST_BYTES and _on_cpu(phys):
         import numpy as np
         block = np.asarray(phys)[tuple(slice(0, n) for n in shape)]
@@ -90,45 +95,49 @@ def pad_to(a, shape):
 
 
 def read(t):
-    """Tensor `t`'s elements as a padded array (each dim at least `t`'s size, the real elements
-    in the leading block), when its storage is padded or it is a window (see `window`); else
-    None. A view is gathered by a kernel compiled per size class: the index arithmetic (the
-    view's strides and offset, the storage's real shape) is traced, and a view dim that walks a
-    padded storage dim keeps that dim's padded extent."""
+    """(array, padded dims) for tensor `t` when its storage is padded or it is a window (see
+    `window`), else None: `t`'s elements in the leading block of an array whose padded dims are
+    at their size classes. A view is gathered by a kernel compiled per size class: the index
+    arithmetic (the view's strides and offset, the storage's real shape) is traced, and a view
+    dim that walks a padded storage dim keeps that dim's padded extent."""
     st = t._st
     p = st._phys
     natural = st.shape
-    nstride = _contiguous(natural)
     if p is None:
-        ext = getattr(t, "_window", None)
+        win = getattr(t, "_window", None)
         p = st._data
-        if ext is None or p is None:
+        if win is None or p is None:
             return None
+        ext, dims = win
     elif t._natural:
-        return p
+        return p, st._pdims
     else:
-        ext = []
-        for n, s in zip(t._size, t._stride):
+        nstride = _contiguous(natural)
+        ext, dims = [], []
+        for d, (n, s) in enumerate(zip(t._size, t._stride)):
             e = n
             if n > 1:
                 for k, (m, q) in enumerate(zip(natural, nstride)):
-                    if q == s and p.shape[k] != m and n <= m:
+                    if q == s and k in st._pdims and n <= m:
                         e = p.shape[k]
+                        dims.append(d)
                         break
             ext.append(e)
+        ext, dims = tuple(ext), tuple(dims)
     import numpy as np
-    consts = np.asarray((t._offset,) + tuple(t._stride) + nstride + tuple(natural), np.int64)
-    return _gatherer(tuple(ext), len(natural))(p, consts)
+    consts = np.asarray((t._offset,) + tuple(t._stride) + _contiguous(natural) + tuple(natural),
+                        np.int64)
+    return _gatherer(ext, len(natural))(p, consts), dims
 
 
 def host_value(t):
     """Tensor `t`'s elements as a NumPy array, read without dropping a padded storage's
     padding (for host-side checks)."""
     import numpy as np
-    p = read(t)
-    if p is None:
+    r = read(t)
+    if r is None:
         return np.asarray(t._value())
-    return np.asarray(p)[tuple(slice(0, n) for n in t._size)]
+    return np.asarray(r[0])[tuple(slice(0, n) for n in t._size)]
 
 
 def _contiguous(shape):
@@ -161,20 +170,21 @@ def _gatherer(ext, rank):
     return jax.jit(f)
 
 
-def padded_tensor(phys, size, device):
-    """A new tensor of `size` whose storage holds the padded buffer `phys` (a plain tensor when
-    `phys` has no padding)."""
+def padded_tensor(phys, size, device, dims):
+    """A new tensor of `size` whose storage holds buffer `phys`, padded along `dims` (a plain
+    tensor when no dim is)."""
     from .tensor import fresh, wrap
     from .layout import contiguous_strides
     from . import dtype as dt
     size = tuple(size)
-    if tuple(phys.shape) == size:
-        return wrap(phys, device)
+    if not dims:
+        return wrap(unpadded(phys, size), device)
     n = 1
     for s in size:
         n *= s
     t = fresh(None, device, dt._BY_NP[phys.dtype], size, contiguous_strides(size), n)
     t._st._phys = phys
+    t._st._pdims = tuple(dims)
     return t
 
 
@@ -209,13 +219,21 @@ def _internal(frame):
 from .frames import _FILENAME as _GENERATED  # noqa: E402
 
 
-def padded_shape(owner, shape):
-    """The buffer shape for a result of `shape` from `owner` at the user's current line: the
-    size classes of the dims in which that line's results have changed size (`shape` itself
-    while none has). Only asked where the shape was not cached, so fixed-shape loops pay
-    nothing and are never padded."""
+def changing_dims(owner, shape):
+    """The dims (of size above 1) in which the results of `owner` at the user's current line
+    have changed size (() while none has). Only asked where the shape was not cached, so
+    fixed-shape loops pay nothing and are never padded."""
     if not ENABLED[0]:
-        return shape
+        return ()
+    seen = _SEEN.get(owner)
+    if seen is not None and shape in seen and owner not in _MOVED:
+        return ()   # a shape this kernel made before, and none of its sites has moved
+    if seen is None:
+        if len(_SEEN) > _LIMIT:
+            _SEEN.clear()
+        seen = _SEEN[owner] = set()
+    if len(seen) < 64:
+        seen.add(shape)
     key = (owner, _site())
     first = _FIRST.get(key)
     if first is None:
@@ -223,14 +241,20 @@ def padded_shape(owner, shape):
             _FIRST.clear()
             _CHANGING.clear()
         _FIRST[key] = shape
-        return shape
+        return ()
     if len(first) != len(shape):
-        return shape
+        return ()
     dims = _CHANGING.get(key, frozenset())
     new = frozenset(d for d, (a, b) in enumerate(zip(first, shape)) if a != b)
     if not new <= dims:
         dims = _CHANGING[key] = dims | new
-    return tuple(size_class(n) if d in dims and n > 1 else n for d, n in enumerate(shape))
+        _MOVED.add(owner)
+    return tuple(sorted(d for d in dims if shape[d] > 1))
+
+
+def classes(shape, dims):
+    """`shape` with `dims` at their size classes."""
+    return tuple(size_class(n) if d in dims else n for d, n in enumerate(shape))
 
 
 def window(t):
@@ -254,42 +278,44 @@ def window(t):
     dims = _CHANGING.get(key, frozenset()) | frozenset(
         d for d, (a, b) in enumerate(zip(first, shape)) if a != b)
     _CHANGING[key] = dims
-    ext = tuple(size_class(n) if d in dims and n > 1 else n for d, n in enumerate(shape))
-    if ext != shape:
-        t._window = ext
+    dims = tuple(sorted(d for d in dims if shape[d] > 1))
+    if dims:
+        t._window = classes(shape, dims), dims
     return t
 
 
 def settle(owner, res, device):
     """Wrap the exact result `res` of kernel `owner` (not under autograd) as a tensor, padded
-    as `padded_shape` says."""
+    along its `changing_dims`."""
     from .tensor import wrap
     shape = tuple(res.shape)
-    target = padded_shape(owner, shape)
-    if target == shape:
+    dims = changing_dims(owner, shape)
+    if not dims:
         return wrap(res, device)
-    return padded_tensor(pad_to(res, target), shape, device)
+    return padded_tensor(pad_to(res, classes(shape, dims)), shape, device, dims)
 
 
 def settle_host(a, place, device):
     """A tensor holding host array `a` (placed on the device by `place(array)`), padded on
-    the host as `padded_shape` says for host-made tensors of its dtype at this line."""
+    the host along the `changing_dims` of host-made tensors of its dtype at this line."""
     from .tensor import wrap
     shape = tuple(a.shape)
-    target = padded_shape(("host", a.dtype), shape)
-    if target == shape:
+    dims = changing_dims(("host", a.dtype), shape)
+    if not dims:
         return wrap(place(a), device)
     import numpy as np
+    target = classes(shape, dims)
     return padded_tensor(place(np.pad(a, [(0, n - m) for n, m in zip(target, shape)])), shape,
-                         device)
+                         device, dims)
 
 
 def any_padded(args):
-    """True when a tensor in `args` (or in a list among them) has a padded storage."""
+    """True when a tensor in `args` (or in a list among them) has a padded storage or is a
+    window."""
     from .tensor import Tensor
     for a in args:
         if isinstance(a, Tensor):
-            if a._st._phys is not None:
+            if a._st._phys is not None or getattr(a, "_window", None) is not None:
                 return True
         elif isinstance(a, (list, tuple)):
             for t in a:

@@ -3,7 +3,7 @@
 The buffer is a JAX array kept in the shape of the tensor that created it (its *natural* shape,
 so the common whole-tensor read is free), or a flat NumPy array once the storage is shared with
 NumPy (`from_numpy`, `Tensor.numpy()`), so writes on either side are seen on the other, or a
-*padded* JAX array (`_phys`: each dimension at least the natural shape's, the extra elements
+*padded* JAX array (`_phys`: the dims `_pdims` at their size classes, the extra elements
 unspecified) made by a kernel compiled for a size class (see `_core/buckets.py`); code that
 does not handle padding calls `unpad()` first.
 Mirrors `torch.UntypedStorage` / `torch.TypedStorage` as far as users see them.
@@ -30,8 +30,8 @@ def _fake_ptr(nbytes):
 class Storage:
     """The shared buffer: `_data` (JAX array) or `_np` (flat NumPy array), dtype, device."""
 
-    __slots__ = ("_data", "_np", "_phys", "dtype", "device", "numel", "shape", "_ptr", "resizable",
-                 "shared", "__weakref__")
+    __slots__ = ("_data", "_np", "_phys", "_pdims", "dtype", "device", "numel", "shape", "_ptr",
+                 "resizable", "shared", "__weakref__")
 
     def __init__(self, data, dtype, device, ptr=None):
         shape = tuple(data.shape)
@@ -45,6 +45,7 @@ class Storage:
         st._data = None
         st._np = flat
         st._phys = None
+        st._pdims = ()
         st.resizable = resizable
         st.shared = False
         st.dtype = dtype
@@ -83,6 +84,7 @@ class Storage:
             from .buckets import unpadded
             self._data = unpadded(p, self.shape)
             self._phys = None
+            self._pdims = ()
         return self._data
 
     def share_with_numpy(self):
@@ -123,6 +125,7 @@ def fill(st, data, dtype, device, shape, numel, ptr=None):
     st._data = data
     st._np = None
     st._phys = None
+    st._pdims = ()
     st.resizable = True
     st.shared = False  # set by `share_memory_` (read by `is_shared`)
     st.dtype = dtype

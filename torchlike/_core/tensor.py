@@ -191,6 +191,7 @@ class Tensor(metaclass=_TensorMeta):
                 v.shape == self._size:
             st._data = v if v.dtype == self.dtype.np else _cast_jit(self.dtype.np)(v)
             st._phys = None
+            st._pdims = ()
         else:
             _write(self, v, uniform)
         self._vc[0] += 1

@@ -53,56 +53,53 @@ def _stand_in(array, like):
     return wrap(array, like._st.device)
 
 
+def _read(t):
+    """(array, padded dims) of tensor `t`: padded when it is, else its exact value and ()."""
+    r = buckets.read(t)
+    return r if r is not None else (t._value(), ())
+
+
 def aligned(args):
-    """For elementwise work with broadcasting on `args`, some padded: the result's size and
-    `args` with every tensor replaced by an array brought to the padded extents (or None when
-    no padding takes part). Raises PyTorch's error for sizes that do not broadcast."""
+    """For elementwise work with broadcasting on `args`, some padded: the result's size, its
+    padded dims, and `args` with every tensor replaced by an array brought to the padded
+    extents. Raises PyTorch's error for sizes that do not broadcast."""
     from .registry import _check_broadcast
     tensors = [(i, a) for i, a in enumerate(args) if isinstance(a, Tensor)]
     out = _check_broadcast([a._size for _, a in tensors])
-    arrays = [buckets.read(a) for _, a in tensors]
+    reads = [_read(a) for _, a in tensors]
     nd = len(out)
-    ext = list(out)
-    for (_, a), arr in zip(tensors, arrays):
-        if arr is not None:
-            off = nd - len(a._size)
-            for j, (n, e) in enumerate(zip(a._size, arr.shape)):
-                if n > 1 and e > ext[off + j]:
-                    ext[off + j] = e
-    if tuple(ext) == out:
-        return None
+    dims = set()
+    for (_, a), (_, adims) in zip(tensors, reads):
+        off = nd - len(a._size)
+        dims.update(off + d for d in adims)
+    ext = buckets.classes(out, dims)
     new = list(args)
-    for (i, a), arr in zip(tensors, arrays):
-        if arr is None:
-            arr = a._value()
+    for (i, a), (arr, _) in zip(tensors, reads):
         off = nd - len(a._size)
         target = tuple(ext[off + j] if n > 1 else 1 for j, n in enumerate(a._size))
         new[i] = buckets.pad_to(arr, target)
-    return out, new
+    return out, tuple(sorted(dims)), new
 
 
 def elementwise(fn, args, device):
-    """`fn` (elementwise, broadcasting) on `args`, some padded, as a padded tensor; None when
-    no padding takes part."""
-    r = aligned(args)
-    if r is None:
+    """`fn` (elementwise, broadcasting) on `args`, some padded, as a padded tensor; None
+    where it cannot (the exact path then raises PyTorch's error)."""
+    try:
+        out, dims, arrays = aligned(args)
+        return buckets.padded_tensor(fn(*arrays), out, device, dims)
+    except Exception:  # noqa: BLE001
         return None
-    out, arrays = r
-    return buckets.padded_tensor(fn(*arrays), out, device)
 
 
 def _pointwise(row, args):
     from .registry import _check_integer_divisor, prepare
-    r = aligned(args)
-    if r is None:
-        return None
-    out, arrays = r
+    out, dims, arrays = aligned(args)
     new = [_stand_in(b, a) if isinstance(a, Tensor) else a for a, b in zip(args, arrays)]
     k, dyn, device, _ = prepare(row, tuple(new))
     res = k(*dyn)
     if row.divisor is not None:
         _check_integer_divisor(row, args)
-    return buckets.padded_tensor(res, out, device)
+    return buckets.padded_tensor(res, out, device, dims)
 
 
 def mapped(fn, operands, index, allowed, device):
@@ -110,16 +107,16 @@ def mapped(fn, operands, index, allowed, device):
     the dims in `allowed(ndim)` (and the result's leading dims are the operand's): the padded
     result(s) as tensors, or None when the padding is elsewhere or another operand is padded."""
     x = operands[index]
-    p = buckets.read(x)
-    if p is None:
+    r = buckets.read(x)
+    if r is None:
         return None
-    dims = [d for d, (n, e) in enumerate(zip(x._size, p.shape)) if n != e]
-    if not dims or not set(dims) <= set(allowed(len(x._size))):
+    p, dims = r
+    if not set(dims) <= set(allowed(len(x._size))):
         return None
     dyn = []
     for i, a in enumerate(operands):
         if isinstance(a, Tensor):
-            if i != index and a._st._phys is not None:
+            if i != index and buckets.read(a) is not None:
                 return None
             a = p if i == index else a._value()
         dyn.append(a)
@@ -136,14 +133,14 @@ def relabel(res, size, dims, device):
             if d >= len(logical):
                 raise ValueError("the result lost a padded dimension")
             logical[d] = size[d]
-        return buckets.padded_tensor(r, logical, device)
+        return buckets.padded_tensor(r, logical, device, dims)
     if isinstance(res, (tuple, list)):
         return tuple(one(r) for r in res)
     return one(res)
 
 
 def _first_tensor(row):
-    for i, (name, kind) in enumerate(zip(row.names, row.plan)):
+    for i, name in enumerate(row.names):
         if name in row.tensors:
             return i
     return 0
@@ -202,15 +199,15 @@ def _reducing(neutral):
         from .registry import prepare
         x = args[0]
         nd = len(x._size)
-        p = buckets.read(x) if nd else None
-        if p is None:
+        r = buckets.read(x) if nd else None
+        if r is None:
             return None
+        p, padded = r
         names = row.names
         red = _dims(args[names.index("dim")] if "dim" in names else None, nd)
         if red is None:
             return None
         keep = bool(args[names.index("keepdim")]) if "keepdim" in names else False
-        padded = tuple(d for d, (n, e) in enumerate(zip(x._size, p.shape)) if n != e)
         filled = [d for d in padded if d in red]
         if filled:
             p = buckets.fill_padding(p, x._size, filled, neutral(p.dtype))
@@ -218,13 +215,14 @@ def _reducing(neutral):
         new[0] = _stand_in(p, x)
         k, dyn, device, _ = prepare(row, tuple(new))
         res = k(*dyn)
-        logical = [1 if d in red else n for d, n in enumerate(x._size)
-                   if keep or d not in red]
+        kept = [d for d in range(nd) if keep or d not in red]
+        logical = [1 if d in red else x._size[d] for d in kept]
+        dims = [j for j, d in enumerate(kept) if d in padded and d not in red]
 
         def one(r):
             if len(r.shape) != len(logical):
                 raise ValueError("unexpected result rank")
-            return buckets.padded_tensor(r, logical, device)
+            return buckets.padded_tensor(r, logical, device, dims)
         if isinstance(res, (tuple, list)):
             out = tuple(one(r) for r in res)
             return row.returns(*out) if row.returns is not None else out
@@ -252,32 +250,39 @@ def _matmul(row, args):
             x._size[-1] != y._size[-2]:
         return None
     batch = _check_broadcast([x._size[:-2], y._size[:-2]])
-    a, b = buckets.read(x), buckets.read(y)
-    a = a if a is not None else x._value()
-    b = b if b is not None else y._value()
+    (a, adims), (b, bdims) = _read(x), _read(y)
     k = x._size[-1]
-    ke = max(a.shape[-1], b.shape[-2])
-    if ke != k:
-        if a.shape[-1] != k:
-            a = buckets.fill_padding(a, x._size, (x.dim() - 1,), 0)
-        if b.shape[-2] != k:
-            b = buckets.fill_padding(b, y._size, (y.dim() - 2,), 0)
+    ka, kb = x.dim() - 1, y.dim() - 2
+    if ka in adims or kb in bdims:
+        if ka in adims:
+            a = buckets.fill_padding(a, x._size, (ka,), 0)
+        if kb in bdims:
+            b = buckets.fill_padding(b, y._size, (kb,), 0)
+        ke = buckets.size_class(k)
+    else:
+        ke = k
     nb = len(batch)
-    ext = list(batch)
-    for t, arr in ((x, a), (y, b)):
+    dims = set()
+    for t, tdims in ((x, adims), (y, bdims)):
         off = nb - (t.dim() - 2)
-        for j, (n, e) in enumerate(zip(t._size[:-2], arr.shape[:-2])):
-            if n > 1 and e > ext[off + j]:
-                ext[off + j] = e
+        dims.update(off + d for d in tdims if d < t.dim() - 2)
+    ext = buckets.classes(batch, dims)
 
-    def target(t, arr, tail):
+    def target(t, tail):
         off = nb - (t.dim() - 2)
         return tuple(ext[off + j] if n > 1 else 1 for j, n in enumerate(t._size[:-2])) + tail
-    a = buckets.pad_to(a, target(x, a, (a.shape[-2], ke)))
-    b = buckets.pad_to(b, target(y, b, (ke, b.shape[-1])))
+    m = buckets.size_class(x._size[-2]) if x.dim() - 2 in adims else x._size[-2]
+    n = buckets.size_class(y._size[-1]) if y.dim() - 1 in bdims else y._size[-1]
+    a = buckets.pad_to(a, target(x, (m, ke)))
+    b = buckets.pad_to(b, target(y, (ke, n)))
+    if x.dim() - 2 in adims:
+        dims.add(nb)
+    if y.dim() - 1 in bdims:
+        dims.add(nb + 1)
     kk, dyn, device, _ = prepare(row, (_stand_in(a, x), _stand_in(b, y)) + tuple(args[2:]))
     res = kk(*dyn)
-    return buckets.padded_tensor(res, batch + (x._size[-2], y._size[-1]), device)
+    return buckets.padded_tensor(res, batch + (x._size[-2], y._size[-1]), device,
+                                 tuple(sorted(dims)))
 
 
 def _softmax(row, args):
@@ -285,20 +290,20 @@ def _softmax(row, args):
     set to the lowest value, which gets no weight."""
     from .registry import prepare
     x = args[0]
-    p = buckets.read(x)
+    r = buckets.read(x)
     d = args[row.names.index("dim")]
     nd = len(x._size)
-    if p is None or not nd or not isinstance(d, int) or isinstance(d, bool) or \
-            not -nd <= d < nd or not p.dtype.kind == "f":
+    if r is None or not nd or not isinstance(d, int) or isinstance(d, bool) or \
+            not -nd <= d < nd or r[0].dtype.kind != "f":
         return None
+    p, dims = r
     d = d + nd if d < 0 else d
-    dims = [j for j, (n, e) in enumerate(zip(x._size, p.shape)) if n != e]
     if d in dims:
         p = buckets.fill_padding(p, x._size, (d,), _lowest(p.dtype))
     new = list(args)
     new[0] = _stand_in(p, x)
     k, dyn, device, _ = prepare(row, tuple(new))
-    return buckets.padded_tensor(k(*dyn), x._size, device)
+    return buckets.padded_tensor(k(*dyn), x._size, device, dims)
 
 
 def _cat(row, args):
@@ -315,23 +320,21 @@ def _cat(row, args):
     first = tensors[0]._size
     if any(t._size[:d] + t._size[d + 1:] != first[:d] + first[d + 1:] for t in tensors):
         return None
-    arrays = []
-    for t in tensors:
-        a = buckets.read(t)
-        arrays.append(a if a is not None else t._value())
+    reads = [_read(t) for t in tensors]
     total = sum(t._size[d] for t in tensors)
     size = first[:d] + (total,) + first[d + 1:]
-    ext = [max([n] + [a.shape[j] for a in arrays]) if n > 1 else n
-           for j, n in enumerate(size)]
-    along = any(a.shape[d] != t._size[d] for a, t in zip(arrays, tensors))
-    ext[d] = buckets.size_class(total) if along and total > 1 else total
+    dims = set()
+    for _, tdims in reads:
+        dims.update(tdims)
+    dims = tuple(sorted(j for j in dims if size[j] > 1))
+    ext = buckets.classes(size, dims)
     result = dt.result_type_of([t.dtype for t in tensors], [], [])
     pieces = tuple(buckets.pad_to(a, tuple(ext[j] if j != d else a.shape[d]
-                                            for j in range(nd))) for a in arrays)
+                                            for j in range(nd))) for a, _ in reads)
     import numpy as np
     offsets = np.cumsum([0] + [t._size[d] for t in tensors[:-1]]).astype(np.int64)
     res = _concat(d, ext[d], result.np)(pieces, offsets)
-    return buckets.padded_tensor(res, size, tensors[0]._st.device)
+    return buckets.padded_tensor(res, size, tensors[0]._st.device, dims)
 
 
 @functools.lru_cache(maxsize=None)
@@ -356,22 +359,26 @@ def _concat(d, extent, dtype):
 
 
 def gather(view, dims, idxs, size):
-    """`view[idxs at dims]` (advanced indexing, bounds already checked) for a view of a padded
-    storage: negative indices count from the real sizes; the result (of `size`) keeps the
+    """`view[idxs at dims]` (advanced indexing, bounds already checked) for a padded view or
+    window: negative indices count from the real sizes; the result (of `size`) keeps the
     padding of the dims not indexed. None where the view reads no padding."""
-    p = buckets.read(view)
-    if p is None:
+    r = buckets.read(view)
+    if r is None:
         return None
+    p, vdims = r
     import numpy as np
+    from .indexing import _index_result_shape
     sizes = np.asarray([view._size[d] for d in dims], np.int64)
     res = _gatherer(tuple(dims))(p, sizes, *idxs)
-    if any(e < n for e, n in zip(res.shape, size)) or len(res.shape) != len(size):
-        return None
-    return buckets.padded_tensor(res, size, view._st.device)
+    tags = _index_result_shape(tuple(range(len(view._size))), dims,
+                               (-1,) * (len(res.shape) - len(view._size) + len(dims)))
+    out_dims = tuple(j for j, t in enumerate(tags) if t >= 0 and t in vdims and t not in dims)
+    return buckets.padded_tensor(res, size, view._st.device, out_dims)
 
 
 @functools.lru_cache(maxsize=None)
 def _gatherer(dims):
+    import jax
     import jax.numpy as jnp
 
     def f(a, sizes, *idxs):
@@ -380,7 +387,6 @@ def _gatherer(dims):
             i = jnp.asarray(i)
             key[d] = jnp.where(i < 0, i + sizes[j], i)
         return a[tuple(key)]
-    import jax
     return jax.jit(f)
 
 

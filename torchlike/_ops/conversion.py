@@ -57,7 +57,7 @@ def clone(input, *, memory_format=None):
         return relayout(input, keep)
     padded = buckets.read(input)
     if padded is not None:   # a padded storage: the copy keeps the padding
-        return buckets.padded_tensor(padded, input._size, input.device)
+        return buckets.padded_tensor(padded[0], input._size, input.device, padded[1])
     return wrap(input._value(), input.device, input.dtype)
 
 
