@@ -65,12 +65,28 @@ def _on_cpu(a):
         return False
 
 
+_CONSTS = {}
+
+
+def consts(values):
+    """The int64 vector `values` (a tuple of ints) on the device, cached: the traced sizes and
+    strides of bucketed kernels repeat from layer to layer, and a cached array is passed
+    without a host transfer."""
+    a = _CONSTS.get(values)
+    if a is None:
+        import numpy as np
+        if len(_CONSTS) > 4096:
+            _CONSTS.clear()
+        a = _CONSTS[values] = jax.device_put(np.asarray(values, np.int64))
+    return a
+
+
 @functools.lru_cache(maxsize=None)
 def _filler(dims, value):
     def f(a, sizes):
         keep = None
         for i, d in enumerate(dims):
-            m = jax.lax.broadcasted_iota(jnp.int32, a.shape, d) < sizes[i]
+            m = jax.lax.broadcasted_iota(jnp.int64, a.shape, d) < sizes[i]
             keep = m if keep is None else keep & m
         return jnp.where(keep, a, jnp.asarray(value, a.dtype))
     return jax.jit(f)
@@ -79,9 +95,7 @@ def _filler(dims, value):
 def fill_padding(phys, size, dims, value):
     """`phys` with the padding along `dims` (those of `size` it pads) set to `value`: one
     kernel per buffer shape, the real sizes traced."""
-    import numpy as np
-    sizes = np.asarray([size[d] for d in dims], np.int32)
-    return _filler(tuple(dims), value)(phys, sizes)
+    return _filler(tuple(dims), value)(phys, consts(tuple(size[d] for d in dims)))
 
 
 @functools.lru_cache(maxsize=None)
@@ -124,10 +138,8 @@ def read(t):
                         break
             ext.append(e)
         ext, dims = tuple(ext), tuple(dims)
-    import numpy as np
-    consts = np.asarray((t._offset,) + tuple(t._stride) + _contiguous(natural) + tuple(natural),
-                        np.int64)
-    return _gatherer(ext, len(natural))(p, consts), dims
+    c = consts((t._offset,) + tuple(t._stride) + _contiguous(natural) + tuple(natural))
+    return _gatherer(ext, len(natural))(p, c), dims
 
 
 def host_value(t):

@@ -331,9 +331,11 @@ def _cat(row, args):
     result = dt.result_type_of([t.dtype for t in tensors], [], [])
     pieces = tuple(buckets.pad_to(a, tuple(ext[j] if j != d else a.shape[d]
                                             for j in range(nd))) for a, _ in reads)
-    import numpy as np
-    offsets = np.cumsum([0] + [t._size[d] for t in tensors[:-1]]).astype(np.int64)
-    res = _concat(d, ext[d], result.np)(pieces, offsets)
+    offsets, at = [], 0
+    for t in tensors:
+        offsets.append(at)
+        at += t._size[d]
+    res = _concat(d, ext[d], result.np)(pieces, buckets.consts(tuple(offsets)))
     return buckets.padded_tensor(res, size, tensors[0]._st.device, dims)
 
 
@@ -366,9 +368,8 @@ def gather(view, dims, idxs, size):
     if r is None:
         return None
     p, vdims = r
-    import numpy as np
     from .indexing import _index_result_shape
-    sizes = np.asarray([view._size[d] for d in dims], np.int64)
+    sizes = buckets.consts(tuple(view._size[d] for d in dims))
     res = _gatherer(tuple(dims))(p, sizes, *idxs)
     tags = _index_result_shape(tuple(range(len(view._size))), dims,
                                (-1,) * (len(res.shape) - len(view._size) + len(dims)))
