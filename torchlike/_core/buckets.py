@@ -246,7 +246,15 @@ def changing_dims(owner, shape):
         seen = _SEEN[owner] = set()
     if len(seen) < 64:
         seen.add(shape)
-    key = (owner, _site())
+    dims = _history((owner, _site()), shape)
+    if dims:
+        _MOVED.add(owner)
+    return dims
+
+
+def _history(key, shape):
+    """Record `shape` under `key`; the dims (of size above 1) in which the shapes seen under
+    it have differed from the first."""
     first = _FIRST.get(key)
     if first is None:
         if len(_FIRST) > _LIMIT:
@@ -260,7 +268,6 @@ def changing_dims(owner, shape):
     new = frozenset(d for d, (a, b) in enumerate(zip(first, shape)) if a != b)
     if not new <= dims:
         dims = _CHANGING[key] = dims | new
-        _MOVED.add(owner)
     return tuple(sorted(d for d in dims if shape[d] > 1))
 
 
@@ -276,23 +283,9 @@ def window(t):
     whatever the storage holds there), so that it costs no kernel per size."""
     if not ENABLED[0]:
         return t
-    key = ("window", id(t._st), t._stride, t._offset)
-    shape = t._size
-    first = _FIRST.get(key)
-    if first is None:
-        if len(_FIRST) > _LIMIT:
-            _FIRST.clear()
-            _CHANGING.clear()
-        _FIRST[key] = shape
-        return t
-    if first == shape or len(first) != len(shape):
-        return t
-    dims = _CHANGING.get(key, frozenset()) | frozenset(
-        d for d, (a, b) in enumerate(zip(first, shape)) if a != b)
-    _CHANGING[key] = dims
-    dims = tuple(sorted(d for d in dims if shape[d] > 1))
+    dims = _history(("window", id(t._st), t._stride, t._offset), t._size)
     if dims:
-        t._window = classes(shape, dims), dims
+        t._window = classes(t._size, dims), dims
     return t
 
 
