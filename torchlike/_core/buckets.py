@@ -29,6 +29,7 @@ _FIRST = {}      # (kernel identity, site) -> the shape of its first result ther
 _CHANGING = {}   # (kernel identity, site) -> the dims whose size has changed there
 _SEEN = {}       # kernel identity -> result shapes it has made (the fast "nothing new" check)
 _MOVED = set()   # kernel identities with a site whose sizes have changed
+_WINDOWS = ({}, {})  # views by (storage, strides, offset): first size, changed dims
 _LIMIT = 1 << 16
 
 
@@ -252,22 +253,23 @@ def changing_dims(owner, shape):
     return dims
 
 
-def _history(key, shape):
-    """Record `shape` under `key`; the dims (of size above 1) in which the shapes seen under
-    it have differed from the first."""
-    first = _FIRST.get(key)
+def _history(key, shape, table=None):
+    """Record `shape` under `key` in `table` (first shapes, changed dims); the dims (of size
+    above 1) in which the shapes seen under it have differed from the first."""
+    firsts, changing = table or (_FIRST, _CHANGING)
+    first = firsts.get(key)
     if first is None:
-        if len(_FIRST) > _LIMIT:
-            _FIRST.clear()
-            _CHANGING.clear()
-        _FIRST[key] = shape
+        if len(firsts) > _LIMIT:
+            firsts.clear()
+            changing.clear()
+        firsts[key] = shape
         return ()
     if len(first) != len(shape):
         return ()
-    dims = _CHANGING.get(key, frozenset())
+    dims = changing.get(key, frozenset())
     new = frozenset(d for d, (a, b) in enumerate(zip(first, shape)) if a != b)
     if not new <= dims:
-        dims = _CHANGING[key] = dims | new
+        dims = changing[key] = dims | new
     return tuple(sorted(d for d in dims if shape[d] > 1))
 
 
@@ -283,7 +285,7 @@ def window(t):
     whatever the storage holds there), so that it costs no kernel per size."""
     if not ENABLED[0]:
         return t
-    dims = _history(("window", id(t._st), t._stride, t._offset), t._size)
+    dims = _history((id(t._st), t._stride, t._offset), t._size, _WINDOWS)
     if dims:
         t._window = classes(t._size, dims), dims
     return t
