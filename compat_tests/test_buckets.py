@@ -177,3 +177,16 @@ def test_views_of_padded_tensors():
     # strides not compared: PyTorch lays out `b.t() + 1` like its input, torchlike's unpadded
     # path (too) returns it contiguous (issue 19's output strides)
     assert_same(run(real_torch), run(torchlike))
+
+
+def test_slices_of_padded_tensors_in_smaller_classes():
+    """A slice of a padded tensor keeps its storage's padded extent, larger than its own size's
+    class; ops bring such operands to a common extent."""
+    def run(lib):
+        rng = np.random.RandomState(11)
+        made = [lib.tensor(rng.randn(m, 3).astype(np.float32)) for m in (40, 50, 60)]
+        x = made[-1]                       # padded to 64 rows
+        y = lib.tensor(rng.randn(20, 3).astype(np.float32))
+        head = x[:20]                      # 20 rows of a 64-row buffer
+        return [head + y, lib.cat([head, y], 0), head @ y.t(), head.softmax(0), head.sum(0)]
+    assert_same(run(real_torch), run(torchlike))

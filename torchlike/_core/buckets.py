@@ -101,11 +101,15 @@ def fill_padding(phys, size, dims, value):
 
 @functools.lru_cache(maxsize=None)
 def _padder(shape):
-    return jax.jit(lambda a: jnp.pad(a, [(0, n - m) for n, m in zip(shape, a.shape)]))
+    def f(a):
+        a = a[tuple(slice(0, n) for n in shape)]
+        return jnp.pad(a, [(0, n - m) for n, m in zip(shape, a.shape)])
+    return jax.jit(f)
 
 
 def pad_to(a, shape):
-    """`a` grown (with zeros) to `shape` along its trailing ends."""
+    """`a` brought to `shape` along its trailing ends: grown with zeros, or cut where it has
+    more padding than `shape` (callers keep `shape` at least the real sizes)."""
     return a if tuple(a.shape) == tuple(shape) else _padder(tuple(shape))(a)
 
 
