@@ -21,6 +21,8 @@ import os
 import jax
 import jax.numpy as jnp
 
+from .layout import contiguous_strides
+
 ENABLED = [os.environ.get("TORCHLIKE_BUCKETS", "1").strip().lower() not in ("0", "off", "false",
                                                                            "no")]
 MIN_CLASS = int(os.environ.get("TORCHLIKE_BUCKET_MIN", "32"))
@@ -131,7 +133,7 @@ def read(t):
     elif t._natural:
         return p, st._pdims
     else:
-        nstride = _contiguous(natural)
+        nstride = contiguous_strides(natural)
         ext, dims = [], []
         for d, (n, s) in enumerate(zip(t._size, t._stride)):
             e = n
@@ -143,7 +145,7 @@ def read(t):
                         break
             ext.append(e)
         ext, dims = tuple(ext), tuple(dims)
-    c = consts((t._offset,) + tuple(t._stride) + _contiguous(natural) + tuple(natural))
+    c = consts((t._offset,) + tuple(t._stride) + contiguous_strides(natural) + tuple(natural))
     return _gatherer(ext, len(natural))(p, c), dims
 
 
@@ -155,14 +157,6 @@ def host_value(t):
     if r is None:
         return np.asarray(t._value())
     return np.asarray(r[0])[tuple(slice(0, n) for n in t._size)]
-
-
-def _contiguous(shape):
-    out, acc = [], 1
-    for n in reversed(shape):
-        out.append(acc)
-        acc *= max(n, 1)
-    return tuple(reversed(out))
 
 
 @functools.lru_cache(maxsize=None)
@@ -179,7 +173,7 @@ def _gatherer(ext, rank):
         a = jnp.full(ext, off, jnp.int64)
         for d in range(nd):
             a = a + jax.lax.broadcasted_iota(jnp.int64, ext, d) * vstride[d]
-        pstride = _contiguous(p.shape)
+        pstride = contiguous_strides(p.shape)
         idx = jnp.zeros(ext, jnp.int64)
         for k in range(rank):
             idx = idx + (a // jnp.maximum(rstride[k], 1)) % jnp.maximum(rshape[k], 1) * pstride[k]
@@ -191,7 +185,6 @@ def padded_tensor(phys, size, device, dims):
     """A new tensor of `size` whose storage holds buffer `phys`, padded along `dims` (a plain
     tensor when no dim is)."""
     from .tensor import fresh, wrap
-    from .layout import contiguous_strides
     from . import dtype as dt
     size = tuple(size)
     if not dims:

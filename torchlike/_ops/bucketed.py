@@ -179,17 +179,14 @@ def _dims(dim, ndim):
 
 
 def _lowest(dtype):
-    import numpy as np
-    if dtype == np.bool_:
-        return False
-    return -np.inf if np.issubdtype(dtype, np.inexact) else np.iinfo(dtype).min
+    # imported lazily: indexing imports the registry, which imports this module
+    from .indexing import _lowest as lowest
+    return lowest(dtype)
 
 
 def _highest(dtype):
-    import numpy as np
-    if dtype == np.bool_:
-        return True
-    return np.inf if np.issubdtype(dtype, np.inexact) else np.iinfo(dtype).max
+    from .indexing import _highest as highest
+    return highest(dtype)
 
 
 def _reducing(neutral):
