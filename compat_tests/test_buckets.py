@@ -3,6 +3,8 @@ or length keeps changing runs kernels compiled per size class on padded buffers.
 program sees stays PyTorch's: values, shapes, strides, dtypes, errors, views, in-place writes,
 NumPy sharing and autograd, at many sizes, against real PyTorch; and new sizes within a warm
 size class compile nothing (counted by torchlike.compile_log)."""
+import contextlib
+
 import numpy as np
 import pytest
 import torch as real_torch
@@ -190,3 +192,56 @@ def test_slices_of_padded_tensors_in_smaller_classes():
         head = x[:20]                      # 20 rows of a 64-row buffer
         return [head + y, lib.cat([head, y], 0), head @ y.t(), head.softmax(0), head.sum(0)]
     assert_same(run(real_torch), run(torchlike))
+
+
+def _tiny_gpt(lib, vocab=11, block=40, width=16, heads=2):
+    """A one-block causal transformer with nanoGPT's sampling-time patterns: positions from
+    `arange(t)`, a causal mask sliced from a buffer, `masked_fill`, `x[:, [-1], :]`."""
+    nn, F = lib.nn, lib.nn.functional
+
+    class GPT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.wte, self.wpe = nn.Embedding(vocab, width), nn.Embedding(block, width)
+            self.ln, self.attn = nn.LayerNorm(width), nn.Linear(width, 3 * width)
+            self.proj, self.head = nn.Linear(width, width), nn.Linear(width, vocab)
+            self.register_buffer("bias", lib.tril(lib.ones(block, block)).view(1, 1, block,
+                                                                                 block))
+
+        def forward(self, idx):
+            b, t = idx.size()
+            x = self.wte(idx) + self.wpe(lib.arange(0, t, dtype=lib.long))
+            q, k, v = self.attn(self.ln(x)).split(width, dim=2)
+            q, k, v = (z.view(b, t, heads, width // heads).transpose(1, 2) for z in (q, k, v))
+            att = (q @ k.transpose(-2, -1)) * (1.0 / (k.size(-1) ** 0.5))
+            att = F.softmax(att.masked_fill(self.bias[:, :, :t, :t] == 0, float("-inf")), -1)
+            x = x + self.proj((att @ v).transpose(1, 2).contiguous().view(b, t, width))
+            return self.head(x[:, [-1], :])
+
+    rng = np.random.RandomState(7)
+    model = GPT()
+    with lib.no_grad():
+        for p in model.parameters():
+            p.copy_(lib.tensor(rng.randn(*p.shape).astype(np.float32) * 0.5))
+    return model.eval()
+
+
+def test_greedy_generation_matches_pytorch_and_compiles_per_class():
+    def run(lib, steps=36):
+        model = _tiny_gpt(lib)
+        idx = lib.zeros((2, 1), dtype=lib.long)
+        logits, compiles = [], []
+        with lib.no_grad():
+            for _ in range(steps):
+                with (compile_log.record() if lib is torchlike else contextlib.nullcontext()) \
+                        as log:
+                    out = model(idx)
+                    idx = lib.cat((idx, out[:, -1, :].argmax(-1, keepdim=True)), dim=1)
+                logits.append(out)
+                compiles.append(len(log.compiles) if log is not None else 0)
+        return [idx, logits], compiles
+    expected, _ = run(real_torch)
+    actual, compiles = run(torchlike)
+    assert_same(expected, actual)
+    # lengths 3..31 share the class-32 kernels (length 2 compiles them, 32 -> 33 the next class)
+    assert compiles[3:30] == [0] * 27, compiles
