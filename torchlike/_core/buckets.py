@@ -125,7 +125,7 @@ def read(t):
     p = st._phys
     natural = st.shape
     if p is None:
-        win = getattr(t, "_window", None)
+        win = t._window
         p = st._data
         if win is None or p is None:
             return None
@@ -319,7 +319,7 @@ def any_padded(args):
     from .tensor import Tensor
     for a in args:
         if isinstance(a, Tensor):
-            if a._st._phys is not None or getattr(a, "_window", None) is not None:
+            if a._st._phys is not None or a._window is not None:
                 return True
         elif isinstance(a, (list, tuple)):
             for t in a:

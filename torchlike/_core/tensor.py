@@ -37,6 +37,10 @@ class Tensor(metaclass=_TensorMeta):
                  "_requires_grad", "_grad", "grad_fn", "_cache", "_cache_src", "_meta",
                  "__dict__", "__weakref__")
 
+    # A view marked as a window on a changing size (see `_core/buckets.py`): set per instance
+    # (in its __dict__) only there; the class default keeps the read from `__getattr__`
+    _window = None
+
     # NumPy scalars and arrays defer binary operators to the tensor (`np.float32(2) * t` is a
     # Tensor), as PyTorch's own `Tensor.__array_priority__` makes them do
     __array_priority__ = 1000

@@ -314,7 +314,7 @@ def prepare(row, args, bucketing=False):
                     sig.append("T")
                     dyn.append(d)
                 else:
-                    if bucketing and getattr(v, "_window", None) is not None:
+                    if bucketing and v._window is not None:
                         return None   # a window on a changing size (see buckets.window)
                     sig.append(("V", v._size, v._stride))
                     dyn.append(d)
