@@ -85,23 +85,6 @@ def consts(values):
 
 
 @functools.lru_cache(maxsize=None)
-def _filler(dims, value):
-    def f(a, sizes):
-        keep = None
-        for i, d in enumerate(dims):
-            m = jax.lax.broadcasted_iota(jnp.int64, a.shape, d) < sizes[i]
-            keep = m if keep is None else keep & m
-        return jnp.where(keep, a, jnp.asarray(value, a.dtype))
-    return jax.jit(f)
-
-
-def fill_padding(phys, size, dims, value):
-    """`phys` with the padding along `dims` (those of `size` it pads) set to `value`: one
-    kernel per buffer shape, the real sizes traced."""
-    return _filler(tuple(dims), value)(phys, consts(tuple(size[d] for d in dims)))
-
-
-@functools.lru_cache(maxsize=None)
 def _padder(shape):
     def f(a):
         a = a[tuple(slice(0, n) for n in shape)]
@@ -111,8 +94,34 @@ def _padder(shape):
 
 def pad_to(a, shape):
     """`a` brought to `shape` along its trailing ends: grown with zeros, or cut where it has
-    more padding than `shape` (callers keep `shape` at least the real sizes)."""
-    return a if tuple(a.shape) == tuple(shape) else _padder(tuple(shape))(a)
+    more padding than `shape` (callers keep `shape` at least the real sizes). A CPU buffer of
+    up to 16 MB is copied on the host (no kernel to compile per shape); inside a trace, static
+    slicing and padding."""
+    shape = tuple(shape)
+    if tuple(a.shape) == shape:
+        return a
+    if not isinstance(a, jax.core.Tracer) and a.nbytes <= _HOST_BYTES and _on_cpu(a):
+        import numpy as np
+        h = np.asarray(a)[tuple(slice(0, n) for n in shape)]
+        h = np.pad(h, [(0, n - m) for n, m in zip(shape, h.shape)])
+        return jax.device_put(h, next(iter(a.devices())))
+    return _padder(shape)(a)
+
+
+def add_buffers(a, b):
+    """The sum of two gradient buffers of one tensor, one of them padded (each brought to the
+    larger extents first)."""
+    if a.shape != b.shape:
+        shape = tuple(max(m, n) for m, n in zip(a.shape, b.shape))
+        a, b = pad_to(a, shape), pad_to(b, shape)
+    return a + b
+
+
+def buffer_as(t, shape):
+    """Tensor `t`'s elements in a buffer of `shape`: its padded buffer or its value, cut or
+    zero-padded at the trailing ends."""
+    r = read(t)
+    return pad_to(r[0] if r is not None else t._value(), shape)
 
 
 def read(t):
@@ -127,6 +136,8 @@ def read(t):
     if p is None:
         win = t._window
         p = st._data
+        if p is None and st._np is not None:
+            return _from_host(t)
         if win is None or p is None:
             return None
         ext, dims = win
@@ -149,10 +160,41 @@ def read(t):
     return _gatherer(ext, len(natural))(p, c), dims
 
 
+def host_changing(t):
+    """The dims in which NumPy-shared tensors like `t` (its dtype, at this line: data from
+    `torch.from_numpy`) have changed size; () for one that requires grad."""
+    if t._requires_grad or not t._size or t._st._np is None or t._st._data is not None:
+        return ()
+    return changing_dims(("host", t.dtype.np), t._size)
+
+
+def _from_host(t):
+    """A NumPy-shared tensor read padded along its `host_changing` dims (on the host, in the
+    copy to the device that reading it makes anyway), or None."""
+    dims = host_changing(t)
+    if not dims:
+        return None
+    import numpy as np
+    target = classes(t._size, dims)
+    from .device import put
+    return put(np.pad(_host_view(t), [(0, n - m) for n, m in zip(target, t._size)])), dims
+
+
+def _host_view(t):
+    """A NumPy view of a NumPy-shared tensor's elements."""
+    import numpy as np
+    st = t._st
+    item = st._np.itemsize
+    return np.lib.stride_tricks.as_strided(st._np[t._offset:], t._size,
+                                           tuple(s * item for s in t._stride))
+
+
 def host_value(t):
     """Tensor `t`'s elements as a NumPy array, read without dropping a padded storage's
     padding (for host-side checks)."""
     import numpy as np
+    if t._st._np is not None and t._st._data is None:
+        return np.array(_host_view(t))
     r = read(t)
     if r is None:
         return np.asarray(t._value())
@@ -319,7 +361,8 @@ def any_padded(args):
     from .tensor import Tensor
     for a in args:
         if isinstance(a, Tensor):
-            if a._st._phys is not None or a._window is not None:
+            if a._st._phys is not None or a._window is not None or \
+                    (a._st._np is not None and host_changing(a)):
                 return True
         elif isinstance(a, (list, tuple)):
             for t in a:

@@ -8,6 +8,7 @@ import re as _re
 import threading
 
 import jax
+import numpy as np
 
 _TYPES = ("cpu", "cuda", "meta", "mps", "xla", "xpu", "hpu", "mtia", "privateuseone")
 
@@ -184,6 +185,14 @@ def canonical(dev):
     if dev.type == "meta":
         return dev
     raise RuntimeError(f"Device type {dev.type.upper()} is not supported by torchlike")
+
+
+def put(np_array, dev=None):
+    """A JAX array on torch device `dev` (default the CPU) holding a copy of `np_array`.
+    `jax.device_put` compiles nothing, where `jnp.asarray` of a NumPy array compiles a staging
+    program per shape; the copy keeps the array from aliasing NumPy memory that may change."""
+    target = cpu_jax_device() if dev is None else jax_device(dev)
+    return jax.device_put(np.array(np_array, copy=True), target)
 
 
 def jax_device(dev):

@@ -74,7 +74,8 @@ class Storage:
             return self._data
         if self._phys is not None:
             return self.unpad()
-        return jnp.asarray(self._np).reshape(self.shape)
+        from .device import put
+        return put(self._np.reshape(self.shape))
 
     def unpad(self):
         """Drop a padded buffer's extra elements (one slicing kernel per shape): the buffer is

@@ -7,7 +7,7 @@ class (see `_core/buckets.py`). A row names its rule with `op(..., bucket=...)`:
   buffers and the result keeps the padding.
 * "sum" / "prod" / "max" / "min": a reduction, which the padding of the reduced dims is set
   to the neutral element of (0, 1, the lowest or the highest value) for; the result is padded
-  along the dims it keeps.
+  along the dims it keeps. "mean": a sum's padding, the mean brought to the real count.
 * "matmul": matrix products (batch dims broadcast; a padded contraction is zero-filled).
 * "softmax": free along every dim but `dim`, whose padding is set to the lowest value.
 * "leading" (one padded operand, the first tensor parameter): the row maps over every dim but
@@ -15,6 +15,10 @@ class (see `_core/buckets.py`). A row names its rule with `op(..., bucket=...)`:
   padded where the operand is. `apply_jax(..., bucket=)` runs functions outside the op table
   (`layer_norm`, `embedding`) the same way.
 * "cat": concatenation; along a padded dim the pieces are written at their real offsets.
+
+Class-index losses (`cross_entropy`, `nll_loss`) run on padded batches with the target's padding
+ignored (`class_loss`). Under autograd a rule's whole program is what the node records (see
+`composed`), so training with changing sizes compiles per size class too.
 
 A rule returns None where it does not apply (a padded view, a padded dimension the row reduces,
 an error): the caller then drops the padding and dispatches exactly, which raises PyTorch's
@@ -30,7 +34,7 @@ from .._core.tensor import Tensor, wrap
 def call(row, args):
     """`row` on `args` (some padded), or None where its rule does not apply."""
     rule = RULES.get(row.bucket)
-    if rule is None or _GRAD[0] and _requires_grad(args):
+    if rule is None:
         return None
     try:
         return rule(row, args)
@@ -38,8 +42,11 @@ def call(row, args):
         return None
 
 
-def _requires_grad(args):
-    for a in args:
+def _tracking(operands):
+    """True when autograd records a call on `operands` (a tensor among them requires grad)."""
+    if not _GRAD[0]:
+        return False
+    for a in operands:
         if isinstance(a, Tensor) and a._requires_grad:
             return True
         if isinstance(a, (list, tuple)) and any(isinstance(t, Tensor) and t._requires_grad
@@ -48,9 +55,13 @@ def _requires_grad(args):
     return False
 
 
-def _stand_in(array, like):
-    """A plain tensor over `array` standing in for `like` in the row's dispatcher."""
-    return wrap(array, like._st.device)
+def _stand_in(array, like, tracked=False):
+    """A plain tensor over `array` standing in for `like` in the row's dispatcher (requiring
+    grad when `like` is tracked, so that the dispatcher lists it)."""
+    s = wrap(array, like._st.device)
+    if tracked:
+        s._requires_grad = True
+    return s
 
 
 def _read(t):
@@ -59,10 +70,199 @@ def _read(t):
     return r if r is not None else (t._value(), ())
 
 
-def aligned(args):
+# ---- running a kernel on padded operands -------------------------------------------------------
+# A rule decides on the host how each operand is brought to the padded extents (`targets`) and
+# what its padding holds (`fills`: the neutral element of a reduction, ...); the kernel then
+# runs inside one program that does both, with the real sizes traced (`composed`), so that it
+# is compiled once per size class. Under autograd that program is what the node records: its
+# padding is zero-filled on the way in and its results' padding is masked to zero on the way
+# out, so a gradient's padding is zero and nothing from the padding reaches a real element.
+
+def _fill_value(value, dtype):
+    if value == "lowest":
+        return _lowest(dtype)
+    if value == "highest":
+        return _highest(dtype)
+    return value
+
+
+def _masked(a, spec, sizes):
+    """`a` with its elements beyond the real sizes set to zero (`spec`: (dim, index into
+    `sizes`) per padded dim)."""
+    return _filled(a, [(d, 0, j) for d, j in spec], sizes)
+
+
+def _filled(a, fills, sizes):
+    """`a` with its padding along each dim of `fills` ((dim, value, index of the real size in
+    `sizes`)) set to `value` (a number, "lowest" or "highest")."""
+    import jax
+    import jax.numpy as jnp
+    for d, value, j in fills:
+        keep = jax.lax.broadcasted_iota(jnp.int64, a.shape, d) < sizes[j]
+        a = jnp.where(keep, a, jnp.asarray(_fill_value(value, a.dtype), a.dtype))
+    return a
+
+
+@functools.lru_cache(maxsize=None)
+def composed(k, slots, masks, post):
+    """`k(*dyn)` as one jitted program of `(*dyn, sizes)`: the operands at `slots` (position,
+    target shape or None, fills) brought to their targets and filled, `post` applied to the
+    result, and the results' padding (`masks`, per output) set to zero."""
+    import jax
+
+    def f(*args):
+        dyn, sizes = list(args[:-1]), args[-1]
+        for pos, target, fills in slots:
+            a = dyn[pos] if target is None else buckets.pad_to(dyn[pos], target)
+            dyn[pos] = _filled(a, fills, sizes)
+        out = k(*dyn)
+        if post is not None:
+            out = _rescale(out, post, sizes)
+        if masks is None:
+            return out
+        if isinstance(out, (tuple, list)):
+            return tuple(_masked(o, m, sizes) for o, m in zip(out, masks * len(out)
+                                                            if len(masks) == 1 else masks))
+        return _masked(out, masks[0], sizes)
+    f.__name__ = getattr(k, "__name__", "kernel")
+    return jax.jit(f)
+
+
+def _rescale(out, post, sizes):
+    """A mean over padded dims computed as one over their size classes (`n_padded` elements),
+    brought to the real count (the product of `sizes` at `js`)."""
+    import jax.numpy as jnp
+    n_padded, js = post
+    real = sizes[js[0]]
+    for j in js[1:]:
+        real = real * sizes[j]
+    work = jnp.promote_types(out.dtype, jnp.float32)
+    return (out.astype(work) * n_padded / real.astype(work)).astype(out.dtype)
+
+
+class _Launch:
+    """A kernel `k` on dispatcher operands `dyn`, some of which (`operands`: (array as read,
+    real size, target shape, fills by dim)) are padded or brought to padded extents. `outs`
+    lists each result's padded dims with their real sizes ((dim, size), ...); `post` is a
+    mean's (padded count, real sizes) rescaling."""
+
+    def __init__(self, k, dyn, operands, outs, tracking, post=None):
+        sizes = []
+
+        def index(n):
+            sizes.append(int(n))
+            return len(sizes) - 1
+        slots = []
+        for arr, size, target, fills in operands:
+            fl = []
+            for d, (n, e) in enumerate(zip(size, target)):
+                if e > n:
+                    v = fills.get(d, 0 if tracking else None)
+                    if v is not None:
+                        fl.append((d, v, index(n)))
+            spec = (None if tuple(arr.shape) == tuple(target) else tuple(target), tuple(fl))
+            if spec == (None, ()):
+                continue
+            for p, dv in enumerate(dyn):
+                if dv is arr:
+                    slots.append((p,) + spec)
+        masks = None
+        if tracking:
+            masks = tuple(tuple((d, index(n)) for d, n in out) for out in outs)
+        if post is not None:
+            post = (post[0], tuple(index(n) for n in post[1]))
+        self.fn = composed(k, tuple(slots), masks, post)
+        self.dyn = list(dyn) + [buckets.consts(tuple(sizes))]
+        self.outs = outs
+
+    def run(self):
+        return self.fn(*self.dyn)
+
+    def tensors(self, res, device, logical=None):
+        """Tensors over the result array(s): `logical` gives each one's size (default: the
+        array's shape with the padded dims at their real sizes)."""
+        single = not isinstance(res, (tuple, list))
+        arrays = (res,) if single else tuple(res)
+        outs = self.outs * len(arrays) if len(self.outs) == 1 else self.outs
+        if logical is not None and len(logical) == 1:
+            logical = logical * len(arrays)
+        tensors = []
+        for i, (r, out) in enumerate(zip(arrays, outs)):
+            if logical is not None:
+                size = logical[i]
+            else:
+                size = list(r.shape)
+                for d, n in out:
+                    size[d] = n
+            tensors.append(buckets.padded_tensor(r, size, device, tuple(d for d, _ in out)))
+        return tensors, single
+
+
+def run_row(row, args, reads, targets, fills=None, outs=(), post=None, logical=None):
+    """Row `row` on `args` whose tensors (arg index -> array as read, in `reads`) are brought to
+    `targets` (arg index -> shape) with `fills` (arg index -> {dim: value}) in their padding;
+    `outs`: each result's padded dims with real sizes (one entry: the same for all).
+    Returns the result as the row's dispatcher would, recording its node under autograd."""
+    from .registry import _record, prepare
+    fills = fills or {}
+    tracking = _tracking(args)
+    new = list(args)
+    originals = {}
+    for i, arr in reads.items():
+        a = args[i]
+        if tracking and a._requires_grad and a._st._phys is not None and not a._natural:
+            raise ValueError("a tracked view of a padded storage")   # read by a gather
+        s = new[i] = _stand_in(arr, a, tracking and a._requires_grad)
+        originals[id(s)] = a
+    k, dyn, device, tracked = prepare(row, tuple(new))
+    operands = [(arr, args[i]._size, targets.get(i, arr.shape), fills.get(i, {}))
+                for i, arr in reads.items()]
+    launch = _Launch(k, dyn, operands, list(outs), bool(tracked), post)
+    res = launch.run()
+    if row.divisor is not None:
+        from .registry import _check_integer_divisor
+        _check_integer_divisor(row, args)
+    tensors, single = launch.tensors(res, device, logical)
+    if tracked:
+        entries = [(i, originals[id(s)], slot) for i, s, slot in tracked[:-1]]
+        _record(row, launch.fn, launch.dyn, entries + [tracked[-1]], tensors, single, args)
+    out = tensors[0] if single else tuple(tensors)
+    if not single and row.returns is not None:
+        return row.returns(*out)
+    return out
+
+
+def run_fn(fn, operands, reads, targets, fills, outs, name, device, logical=None):
+    """`apply_jax` for function `fn` of `operands` (tensors read as `reads`: operand index ->
+    array) on padded extents (see `run_row`): a tuple of tensors, the node recorded under
+    autograd."""
+    from ..autograd.function import record
+    tracking = _tracking(operands)
+    dyn, tracked = [], []
+    for i, o in enumerate(operands):
+        if isinstance(o, Tensor):
+            if tracking and o._requires_grad:
+                if o._st._phys is not None and not o._natural:
+                    raise ValueError("a tracked view of a padded storage")
+                tracked.append((i, o))
+            dyn.append(reads[i] if i in reads else o._value())
+        else:
+            dyn.append(o)
+    specs = [(dyn[i], operands[i]._size, targets.get(i, dyn[i].shape), fills.get(i, {}))
+             for i in reads]
+    launch = _Launch(fn, dyn, specs, list(outs), bool(tracked))
+    res = launch.run()
+    tensors, single = launch.tensors(res, device, logical)
+    if tracked:
+        record(name or "JaxFunctionBackward0", launch.fn, launch.dyn, tracked, tensors, single,
+               "none")
+    return tuple(tensors)
+
+
+def _alignment(args):
     """For elementwise work with broadcasting on `args`, some padded: the result's size, its
-    padded dims, and `args` with every tensor replaced by an array brought to the padded
-    extents. Raises PyTorch's error for sizes that do not broadcast."""
+    padded dims, and per tensor argument (index, array as read, target extents). Raises
+    PyTorch's error for sizes that do not broadcast."""
     from .registry import _check_broadcast
     tensors = [(i, a) for i, a in enumerate(args) if isinstance(a, Tensor)]
     out = _check_broadcast([a._size for _, a in tensors])
@@ -73,12 +273,21 @@ def aligned(args):
         off = nd - len(a._size)
         dims.update(off + d for d in adims)
     ext = buckets.classes(out, dims)
-    new = list(args)
+    ops = []
     for (i, a), (arr, _) in zip(tensors, reads):
         off = nd - len(a._size)
-        target = tuple(ext[off + j] if n > 1 else 1 for j, n in enumerate(a._size))
+        ops.append((i, arr, tuple(ext[off + j] if n > 1 else 1 for j, n in enumerate(a._size))))
+    return out, tuple(sorted(dims)), ops
+
+
+def aligned(args):
+    """`_alignment`, with every tensor of `args` replaced by its array brought to the padded
+    extents: (result size, padded dims, new args)."""
+    out, dims, ops = _alignment(args)
+    new = list(args)
+    for i, arr, target in ops:
         new[i] = buckets.pad_to(arr, target)
-    return out, tuple(sorted(dims)), new
+    return out, dims, new
 
 
 def elementwise(fn, args, device):
@@ -92,20 +301,16 @@ def elementwise(fn, args, device):
 
 
 def _pointwise(row, args):
-    from .registry import _check_integer_divisor, prepare
-    out, dims, arrays = aligned(args)
-    new = [_stand_in(b, a) if isinstance(a, Tensor) else a for a, b in zip(args, arrays)]
-    k, dyn, device, _ = prepare(row, tuple(new))
-    res = k(*dyn)
-    if row.divisor is not None:
-        _check_integer_divisor(row, args)
-    return buckets.padded_tensor(res, out, device, dims)
+    out, dims, ops = _alignment(args)
+    return run_row(row, args, {i: arr for i, arr, _ in ops}, {i: t for i, _, t in ops},
+                   outs=[tuple((d, out[d]) for d in dims)])
 
 
-def mapped(fn, operands, index, allowed, device):
+def mapped(fn, operands, index, allowed, device, name=None, fills=None):
     """`fn(*operands)` where `operands[index]` is a padded tensor that `fn` maps over along
     the dims in `allowed(ndim)` (and the result's leading dims are the operand's): the padded
-    result(s) as tensors, or None when the padding is elsewhere or another operand is padded."""
+    result(s) as tensors, or None when the padding is elsewhere or another operand is padded.
+    `fills`: {operand index: value} for the padding of operands (a loss's ignored target)."""
     x = operands[index]
     r = buckets.read(x)
     if r is None:
@@ -113,30 +318,42 @@ def mapped(fn, operands, index, allowed, device):
     p, dims = r
     if not set(dims) <= set(allowed(len(x._size))):
         return None
-    dyn = []
     for i, a in enumerate(operands):
-        if isinstance(a, Tensor):
-            if i != index and buckets.read(a) is not None:
-                return None
-            a = p if i == index else a._value()
-        dyn.append(a)
-    res = fn(*dyn)
-    return relabel(res, x._size, dims, device)
+        if isinstance(a, Tensor) and i != index and buckets.read(a) is not None:
+            return None
+    fills = {index: {d: fills[index] for d in dims}} if fills and index in fills else {}
+    try:
+        return run_fn(fn, operands, {index: p}, {index: tuple(p.shape)}, fills,
+                      [tuple((d, x._size[d]) for d in dims)], name, device)
+    except Exception:  # noqa: BLE001 - the exact path raises PyTorch's error
+        return None
 
 
-def relabel(res, size, dims, device):
-    """Tensors over the result array(s) `res`, whose dims `dims` are padded and really of the
-    operand's sizes `size`."""
-    def one(r):
-        logical = list(r.shape)
-        for d in dims:
-            if d >= len(logical):
-                raise ValueError("the result lost a padded dimension")
-            logical[d] = size[d]
-        return buckets.padded_tensor(r, logical, device, dims)
-    if isinstance(res, (tuple, list)):
-        return tuple(one(r) for r in res)
-    return one(res)
+def class_loss(fn, operands, name, ignore_index, reduction):
+    """A class-index loss `fn(input, target[, weight])` (input of N x C x d1..., or C for one
+    sample) on operands padded along the batch dims: the padding of the target holds
+    `ignore_index`, so it adds nothing to the sums and counts nothing in a mean. None where
+    the padding is elsewhere."""
+    try:
+        x, target = operands[0], operands[1]
+        nd = x.dim()
+        if nd < 2 or target.dim() != nd - 1 or \
+                any(isinstance(w, Tensor) and buckets.read(w) is not None for w in operands[2:]):
+            return None
+        (a, adims), (t, tdims) = _read(x), _read(target)
+        if 1 in adims:
+            return None   # the class dim
+        batch = [d for d in range(nd) if d != 1]
+        dims = set(adims) | {batch[j] for j in tdims}
+        ext = buckets.classes(x._size, dims)
+        reads = {0: a, 1: t}
+        targets = {0: ext, 1: tuple(ext[d] for d in batch)}
+        fills = {1: {j: ignore_index for j, d in enumerate(batch) if d in dims}}
+        outs = [()] if reduction != "none" else \
+            [tuple((j, target._size[j]) for j, d in enumerate(batch) if d in dims)]
+        return run_fn(fn, operands, reads, targets, fills, outs, name, x._st.device)[0]
+    except Exception:  # noqa: BLE001 - the exact path raises PyTorch's error
+        return None
 
 
 def _first_tensor(row):
@@ -147,21 +364,25 @@ def _first_tensor(row):
 
 
 def _mapping(allowed):
+    """The "leading" rule: the row maps over the dims `allowed(row, args)(ndim)` of its first
+    tensor operand, the only padded one, and its results' leading dims are that operand's."""
     def rule(row, args):
-        from .registry import prepare
         index = _first_tensor(row)
         x = args[index]
-        ok = allowed(row, args)
-
-        def fn(*dyn):
-            new = list(args)
-            new[index] = _stand_in(dyn[index], x)
-            k, kdyn, _, _ = prepare(row, tuple(new))
-            return k(*kdyn)
-        res = mapped(fn, args, index, ok, x._st.device)
-        if isinstance(res, tuple):
-            return row.returns(*res) if row.returns is not None else res
-        return res
+        r = buckets.read(x)
+        if r is None:
+            return None
+        p, dims = r
+        if not set(dims) <= set(allowed(row, args)(len(x._size))):
+            return None
+        reads = {index: p}
+        for i, a in enumerate(args):
+            if isinstance(a, Tensor) and i != index:
+                if buckets.read(a) is not None:
+                    return None
+                reads[i] = a._value()
+        return run_row(row, args, reads, {index: tuple(p.shape)},
+                       outs=[tuple((d, x._size[d]) for d in dims)])
     return rule
 
 
@@ -189,11 +410,12 @@ def _highest(dtype):
     return highest(dtype)
 
 
-def _reducing(neutral):
-    """A reduction whose result is unchanged by elements equal to `neutral(dtype)`: the padding
-    of the reduced dims is set to it, then the row's own kernel runs on the padded buffer."""
+def _reducing(neutral, mean=False):
+    """A reduction whose result is unchanged by elements equal to `neutral` (0, 1, "lowest",
+    "highest"): the padding of the reduced dims is set to it inside the row's kernel; the
+    result is padded along the dims it keeps. `mean`: the kernel's mean over the size classes
+    is brought to the real count."""
     def rule(row, args):
-        from .registry import prepare
         x = args[0]
         nd = len(x._size)
         r = buckets.read(x) if nd else None
@@ -206,24 +428,17 @@ def _reducing(neutral):
             return None
         keep = bool(args[names.index("keepdim")]) if "keepdim" in names else False
         filled = [d for d in padded if d in red]
-        if filled:
-            p = buckets.fill_padding(p, x._size, filled, neutral(p.dtype))
-        new = list(args)
-        new[0] = _stand_in(p, x)
-        k, dyn, device, _ = prepare(row, tuple(new))
-        res = k(*dyn)
         kept = [d for d in range(nd) if keep or d not in red]
-        logical = [1 if d in red else x._size[d] for d in kept]
-        dims = [j for j, d in enumerate(kept) if d in padded and d not in red]
-
-        def one(r):
-            if len(r.shape) != len(logical):
-                raise ValueError("unexpected result rank")
-            return buckets.padded_tensor(r, logical, device, dims)
-        if isinstance(res, (tuple, list)):
-            out = tuple(one(r) for r in res)
-            return row.returns(*out) if row.returns is not None else out
-        return one(res)
+        logical = tuple(1 if d in red else x._size[d] for d in kept)
+        out = tuple((j, x._size[d]) for j, d in enumerate(kept) if d in padded and d not in red)
+        post = None
+        if mean and filled:
+            n = 1
+            for d in filled:
+                n *= p.shape[d]
+            post = (n, tuple(x._size[d] for d in filled))
+        return run_row(row, args, {0: p}, {0: tuple(p.shape)}, {0: {d: neutral for d in filled}},
+                       outs=[out], post=post, logical=[logical])
     return rule
 
 
@@ -241,7 +456,7 @@ def _matmul(row, args):
     """Matrix products of operands with at least 2 dims: batch dims broadcast as pointwise ones,
     the rows of the first and the columns of the second are free, and a padded contraction dim
     has its padding set to zero in both operands."""
-    from .registry import _check_broadcast, prepare
+    from .registry import _check_broadcast
     x, y = args[0], args[1]
     if not (isinstance(x, Tensor) and isinstance(y, Tensor)) or x.dim() < 2 or y.dim() < 2 or \
             x._size[-1] != y._size[-2]:
@@ -250,14 +465,7 @@ def _matmul(row, args):
     (a, adims), (b, bdims) = _read(x), _read(y)
     k = x._size[-1]
     ka, kb = x.dim() - 1, y.dim() - 2
-    if ka in adims or kb in bdims:
-        if ka in adims:
-            a = buckets.fill_padding(a, x._size, (ka,), 0)
-        if kb in bdims:
-            b = buckets.fill_padding(b, y._size, (kb,), 0)
-        ke = buckets.size_class(k)
-    else:
-        ke = k
+    ke = buckets.size_class(k) if ka in adims or kb in bdims else k
     nb = len(batch)
     dims = set()
     for t, tdims in ((x, adims), (y, bdims)):
@@ -270,22 +478,18 @@ def _matmul(row, args):
         return tuple(ext[off + j] if n > 1 else 1 for j, n in enumerate(t._size[:-2])) + tail
     m = buckets.size_class(x._size[-2]) if x.dim() - 2 in adims else x._size[-2]
     n = buckets.size_class(y._size[-1]) if y.dim() - 1 in bdims else y._size[-1]
-    a = buckets.pad_to(a, target(x, (m, ke)))
-    b = buckets.pad_to(b, target(y, (ke, n)))
     if x.dim() - 2 in adims:
         dims.add(nb)
     if y.dim() - 1 in bdims:
         dims.add(nb + 1)
-    kk, dyn, device, _ = prepare(row, (_stand_in(a, x), _stand_in(b, y)) + tuple(args[2:]))
-    res = kk(*dyn)
-    return buckets.padded_tensor(res, batch + (x._size[-2], y._size[-1]), device,
-                                 tuple(sorted(dims)))
+    size = batch + (x._size[-2], y._size[-1])
+    return run_row(row, args, {0: a, 1: b}, {0: target(x, (m, ke)), 1: target(y, (ke, n))},
+                   {0: {ka: 0}, 1: {kb: 0}}, outs=[tuple((d, size[d]) for d in sorted(dims))])
 
 
 def _softmax(row, args):
     """softmax / log_softmax: free along every dim but `dim`; a padded `dim` has its padding
     set to the lowest value, which gets no weight."""
-    from .registry import prepare
     x = args[0]
     r = buckets.read(x)
     d = args[row.names.index("dim")]
@@ -295,17 +499,15 @@ def _softmax(row, args):
         return None
     p, dims = r
     d = d + nd if d < 0 else d
-    if d in dims:
-        p = buckets.fill_padding(p, x._size, (d,), _lowest(p.dtype))
-    new = list(args)
-    new[0] = _stand_in(p, x)
-    k, dyn, device, _ = prepare(row, tuple(new))
-    return buckets.padded_tensor(k(*dyn), x._size, device, dims)
+    return run_row(row, args, {0: p}, {0: tuple(p.shape)}, {0: {d: "lowest"}},
+                   outs=[tuple((j, x._size[j]) for j in dims)])
 
 
 def _cat(row, args):
     from .._core import dtype as dt
     tensors, dim = args[0], args[1]
+    if _tracking(args):
+        return None
     if not isinstance(tensors, (list, tuple)) or not tensors or \
             not all(isinstance(t, Tensor) for t in tensors):
         return None
@@ -392,12 +594,13 @@ RULES = {
     "cat": _cat,
     "softmax": _softmax,
     "matmul": _matmul,
-    "sum": _reducing(lambda dtype: 0),
-    "prod": _reducing(lambda dtype: 1),
-    "max": _reducing(_lowest),
-    "min": _reducing(_highest),
-    "argmax": _dim_given(_reducing(_lowest)),
-    "argmin": _dim_given(_reducing(_highest)),
+    "sum": _reducing(0),
+    "mean": _reducing(0, mean=True),
+    "prod": _reducing(1),
+    "max": _reducing("lowest"),
+    "min": _reducing("highest"),
+    "argmax": _dim_given(_reducing("lowest")),
+    "argmin": _dim_given(_reducing("highest")),
     "pointwise": _pointwise,
     "leading": _mapping(lambda row, args: lambda ndim: range(ndim - 1)),
 }

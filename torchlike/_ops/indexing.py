@@ -20,6 +20,7 @@ import numpy as np
 from .._core import buckets
 from .._core import dtype as dt
 from .._core import frames, layout
+from .._core.device import put as _to_device
 from .._core.grad_state import ENABLED as _GRAD
 from .._core.tensor import Tensor, _wrap_dim, make_view, wrap
 from .._core.tracing import tracing
@@ -1472,11 +1473,12 @@ def nonzero(input, *, out=None, as_tuple=False):
     a = _host(input)
     if as_tuple:
         nz = np.nonzero(a.reshape(1) if a.ndim == 0 else a)
-        return tuple(wrap(jnp.asarray(i.astype(np.int64)), input.device) for i in nz)
+        return tuple(wrap(_to_device(i.astype(np.int64), input.device), input.device)
+                     for i in nz)
     if a.ndim == 0:
-        res = jnp.zeros((int(bool(a)), 0), jnp.int64)
+        res = _to_device(np.zeros((int(bool(a)), 0), np.int64), input.device)
     else:
-        res = jnp.asarray(np.argwhere(a).astype(np.int64).reshape(-1, a.ndim))
+        res = _to_device(np.argwhere(a).astype(np.int64).reshape(-1, a.ndim), input.device)
     return _finish(input, res, False, out)
 
 

@@ -179,7 +179,7 @@ def _mean_dtype(input, dtype):
     return input.astype(dtype.np)
 
 
-@op(promote=None, family=F)
+@op(promote=None, family=F, bucket="mean")
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     axes = _axes(dim, input.ndim)
     x = _mean_dtype(input, dtype)

@@ -300,13 +300,16 @@ def prepare(row, args, bucketing=False):
             if type(v) is Tensor or isinstance(v, Tensor):
                 d = v._st._data
                 if grad_on and v._requires_grad:
+                    if bucketing and (v._st._phys is not None or v._window is not None):
+                        return None   # a padded operand: the row's bucket rule runs it
                     if tracked is None:
                         tracked = []
                     tracked.append((len(dyn), v, nslot - 1))
                     sig.append("T")
                     dyn.append(v._value())
                 elif d is None:
-                    if bucketing and v._st._phys is not None:
+                    if bucketing and (v._st._phys is not None or
+                                      v._st._np is not None and buckets.host_changing(v)):
                         return None   # a padded operand: the row's bucket rule runs it
                     sig.append("T")
                     dyn.append(v._value())

@@ -50,6 +50,9 @@ def record(name, fn, dyn, tracked, outputs, single, save_policy="inputs", all_te
     for nr, o in enumerate(outputs):
         if outs[nr][2]:
             _set_grad_fn(o, node, nr)
+        if o._st._phys is not None and o._natural:   # computed padded (see _ops/bucketed)
+            node._ct_shapes = [tuple(t._st._phys.shape) if t._st._phys is not None and
+                               t._natural else t._size for t in outputs]
     if save_policy in ("result", "both"):
         for nr, o in enumerate(outputs):
             if outs[nr][2]:
@@ -71,8 +74,10 @@ def apply_jax(fn, operands, name=None, device=None, bucket=None):
     `bucket`: (index, allowed) when `fn` maps over the dims `allowed(ndim)` of
     `operands[index]` (its results' leading dims), so that it runs on that operand padded to a
     size class (see `_core/buckets.py`), and its results may be."""
-    if bucket is not None and not (grad_state.ENABLED[0] and _any_grad(operands)):
-        return _apply_bucketed(fn, operands, device, bucket)
+    if bucket is not None:
+        res = _apply_bucketed(fn, operands, device, bucket, name)
+        if res is not None:
+            return res
     dyn = []
     tracked = []
     grad_on = grad_state.ENABLED[0]
@@ -105,18 +110,22 @@ def _any_grad(operands):
     return any(isinstance(o, Tensor) and o._requires_grad for o in operands)
 
 
-def _apply_bucketed(fn, operands, device, bucket):
-    """`apply_jax` without autograd for a `fn` that maps over padded dims (see `apply_jax`)."""
+def _apply_bucketed(fn, operands, device, bucket, name):
+    """`apply_jax` for a `fn` that maps over padded dims (see `apply_jax`), or None where the
+    exact path (below) runs it: under autograd without padded operands."""
     from .._core import buckets
     from .._ops import bucketed
-    index, allowed = bucket
+    index, allowed = bucket[:2]
     x = operands[index]
     device = device or x.device
     if buckets.any_padded(operands):
-        res = bucketed.mapped(fn, operands, index, allowed, device)
+        res = bucketed.mapped(fn, operands, index, allowed, device, name,
+                              bucket[2] if len(bucket) > 2 else None)
         if res is not None:
-            return res if isinstance(res, tuple) else (res,)
+            return res
         buckets.unpad_all(operands)
+    if grad_state.ENABLED[0] and _any_grad(operands):
+        return None
     out = fn(*[o._value() if isinstance(o, Tensor) else o for o in operands])
     outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
     return tuple(buckets.settle(fn, a, device) for a in outs)

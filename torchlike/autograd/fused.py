@@ -7,6 +7,7 @@ CopySlices, create_graph or autograd.grad go node by node too."""
 import jax
 
 from .. import compile_log
+from .._core import buckets
 from .graph import AccumulateGrad, JaxNode, _make_vjp
 
 _ENTRIES = {}     # structure key -> [jitted program, or None until its second sighting]
@@ -103,7 +104,7 @@ def _run_nodes(specs, dyns, bufs, add):
 
 
 def _accumulate_into(store, k, g):
-    store[k] = g if store[k] is None else store[k] + g
+    store[k] = g if store[k] is None else buckets.add_buffers(store[k], g)
 
 
 def _program(key):
@@ -259,7 +260,7 @@ def _run_chain(plan, key, order, root_cts):
         outs, leaves = seg.program([n._dyn for n in order[seg.start:seg.stop]], cts_in)
         for t, g in zip(seg.outgoing, outs):
             if g is not None:
-                pending[t] = g if t not in pending else pending[t] + g
+                pending[t] = g if t not in pending else buckets.add_buffers(pending[t], g)
         for j, g in zip(seg.leaves, leaves):
             if g is not None:
                 _accumulate_into(leaf, j, g)

@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import compile_log
+from .._core import buckets
 from .._core.tensor import Tensor
 
 _seq = itertools.count()
@@ -226,7 +227,7 @@ class JaxNode(Node):
     """A node whose backward is the vjp of a JAX function of the saved operands."""
 
     __slots__ = ("_fn", "_dyn", "_diff", "_inputs", "_saved", "_outs", "_single", "_slots",
-                 "_out_diff", "_sig")
+                 "_out_diff", "_sig", "_ct_shapes")
 
     def __init__(self, fn, dyn, diff, inputs, saved, outs, single, slots=None):
         edges = [edge_of(t) for t in inputs]
@@ -245,6 +246,7 @@ class JaxNode(Node):
         self._saved = saved      # [(tensor, version, output-of-node-name-or-None)] to check
         self._outs = outs        # [(shape, np dtype, differentiable)] per output
         self._single = single    # the forward returns one array (not a tuple)
+        self._ct_shapes = None   # the outputs' buffer shapes where one is padded (see buckets)
         # what the whole-graph backward program needs of this node (see `fused`)
         self._sig = (fn, diff, slots, self._out_diff, single, len(outs))
 
@@ -267,7 +269,24 @@ class JaxNode(Node):
             operands = substitute(self._dyn, self._diff, self._inputs)
             return self._place(apply_jax(bwd_function(bwd, len(operands)),
                                          operands + list(cts), name="BackwardBackward0"))
-        return self._place(bwd(self._dyn, tuple(g._value() for g in cts)))
+        if self._ct_shapes is None and not any(g._st._phys is not None for g in cts):
+            arrays = tuple(g._value() for g in cts)
+        else:
+            shapes = self._ct_shapes or [o[0] for o in self._outs]
+            arrays = tuple(buckets.buffer_as(g, shapes[i])
+                           for i, g in enumerate(grads) if g is not None)
+        return self._place(self._padded(bwd(self._dyn, arrays)))
+
+    def _padded(self, grads):
+        """Gradients of padded inputs as tensors of the inputs' sizes over the padded buffers."""
+        out = []
+        for g, t in zip(grads, self._inputs):
+            if g is not None and g.shape != t._size:
+                g = buckets.padded_tensor(g, t._size, t._st.device,
+                                          tuple(d for d, (a, b) in enumerate(zip(g.shape, t._size))
+                                                if a != b))
+            out.append(g)
+        return out
 
     def _place(self, grads):
         """Gradients of the differentiated operands, aligned with `next_functions`."""
@@ -350,7 +369,10 @@ def _make_vjp(fn, diff, present, out_diff, single):
             if not d or not jnp.issubdtype(o.dtype, jnp.inexact):
                 full_ct.append(np.zeros(o.shape, jax.dtypes.float0))
             elif p:
-                full_ct.append(jnp.conj(next(it)).astype(o.dtype))
+                c = next(it)
+                if c.shape != o.shape:   # an exact gradient for a padded output, or back
+                    c = buckets.pad_to(c, o.shape)
+                full_ct.append(jnp.conj(c).astype(o.dtype))
             else:
                 full_ct.append(jnp.zeros(o.shape, o.dtype))
         grads = pullback(full_ct[0] if single else tuple(full_ct))

@@ -151,6 +151,8 @@ def _set_requires_grad(self, flag):
     if flag and not (self.dtype.is_floating_point or self.dtype.is_complex):
         raise RuntimeError("only Tensors of floating point and complex dtype can require "
                            "gradients")
+    if flag:
+        self._st.unpad()   # a leaf's gradient is accumulated in its real shape
     self._requires_grad = flag
 
 
@@ -163,6 +165,8 @@ def requires_grad_(self, requires_grad=True):
         return self
     if requires_grad and not self.dtype.is_floating_point and not self.dtype.is_complex:
         raise RuntimeError("only Tensors of floating point dtype can require gradients")
+    if requires_grad:
+        self._st.unpad()
     self._requires_grad = requires_grad
     return self
 

@@ -12,6 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..._core import buckets
 from ..._core import dtype as _dt
 from ..._core.tensor import Tensor
 from ..._core.tracing import tracing
@@ -94,6 +95,18 @@ def _kernel(builder):
 
 def _run(fn, operands, name):
     return apply_jax(fn, operands, name)[0]
+
+
+def _run_nll(fn, operands, name, ignore_index, reduction):
+    """`_run` for a class-index loss: on inputs padded to a size class (see
+    `_core/buckets.py`) the padded targets are ignored."""
+    if buckets.any_padded(operands):
+        from ..._ops import bucketed
+        res = bucketed.class_loss(fn, operands, name, int(ignore_index), reduction)
+        if res is not None:
+            return res
+        buckets.unpad_all(operands)
+    return _run(fn, operands, name)
 
 
 def _size(t):
@@ -308,7 +321,7 @@ def _nll_checks(input, target, weight, ignore_index, check_dtype=True):
             raise RuntimeError(f"expected scalar type {_dname(input.dtype)} but found "
                                f"{_dname(weight.dtype)}")
         # a host check, as PyTorch's kernel makes; traced labels (vmap, compile) have no values
-        t = None if tracing() else _np(target).astype(np.int64)
+        t = None if tracing() else buckets.host_value(target).astype(np.int64)
         bad = None if t is None else (t != ignore_index) & ((t < 0) | (t >= n_classes))
         if bad is not None and bad.any():
             raise IndexError(f"Target {t[bad].reshape(-1)[0]} is out of bounds.")
@@ -415,7 +428,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     target = _nll_checks(input, target, weight, ignore_index)
     fn = _nll_k(reduction, int(ignore_index), weight is not None, False, 0.0)
     ops = (input, target) if weight is None else (input, target, weight)
-    return _run(fn, ops, _nll_name(input, reduction))
+    return _run_nll(fn, ops, _nll_name(input, reduction), ignore_index, reduction)
 
 
 @_autocast_op("cross_entropy")
@@ -457,6 +470,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         target = checked
         fn = _nll_k(reduction, int(ignore_index), weight is not None, True, label_smoothing)
         name = "AddBackward0" if label_smoothing > 0 else _nll_name(input, reduction)
+        ops = (input, target) if weight is None else (input, target, weight)
+        return _run_nll(fn, ops, name, ignore_index, reduction)
     ops = (input, target) if weight is None else (input, target, weight)
     return _run(fn, ops, name)
 

@@ -1,0 +1,143 @@
+"""Autograd through size classes (`torchlike/_core/buckets.py`, `_ops/bucketed.py`): training
+whose batch size and length change runs forward and backward kernels compiled per size class on
+padded buffers, with PyTorch's losses, gradients, hooks and `autograd.grad` results, and new
+sizes within warm classes compile nothing (counted by torchlike.compile_log)."""
+import numpy as np
+import pytest
+import torch as real_torch
+
+import torchlike
+from torchlike import compile_log
+from harness import assert_same
+
+
+def _net(lib, vocab=50, width=12, classes=7):
+    nn = lib.nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(vocab, width)
+            self.body = nn.Sequential(nn.Linear(width, 2 * width), nn.GELU(),
+                                      nn.Linear(2 * width, width))
+            self.norm = nn.LayerNorm(width)
+            self.head = nn.Linear(width, classes)
+
+        def forward(self, x):
+            return self.head(self.norm(self.body(self.emb(x))).mean(dim=1))
+
+    rng = np.random.RandomState(0)
+    net = Net()
+    with lib.no_grad():
+        for p in net.parameters():
+            p.copy_(lib.tensor(rng.randn(*p.shape).astype(np.float32) * 0.3))
+    return net
+
+
+def _data(shapes, vocab=50, classes=7, seed=1):
+    rng = np.random.RandomState(seed)
+    return [(rng.randint(0, vocab, (b, t)).astype(np.int64),
+             rng.randint(0, classes, b).astype(np.int64)) for b, t in shapes]
+
+
+def _train(lib, net, data, log=None):
+    opt = lib.optim.SGD(net.parameters(), lr=0.5)
+    losses = []
+    for i, (x, y) in enumerate(data):
+        if log is not None:
+            log.append(compile_log.counts()["compiles"])
+        out = net(lib.from_numpy(x))
+        loss = lib.nn.functional.cross_entropy(out, lib.from_numpy(y))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss)
+    return losses, [p.detach().clone() for p in net.parameters()], out
+
+
+WARM = [(3, 5), (9, 17), (20, 30), (6, 11), (31, 29), (17, 3)]   # every size in class 32 x 32
+NEW = [(5, 9), (29, 21), (12, 31), (23, 7)]
+
+
+def test_varying_batch_and_length_training_matches_pytorch_and_compiles_per_class():
+    data = _data(WARM + NEW)
+    expected = _train(real_torch, _net(real_torch), data)
+    counts = []
+    actual = _train(torchlike, _net(torchlike), data, counts)
+    assert_same(expected[0], actual[0], rtol=1e-5, atol=1e-6)
+    assert_same(expected[1], actual[1], rtol=1e-4, atol=1e-5)
+    assert actual[2]._st._phys is not None          # the logits were computed padded
+    counts.append(compile_log.counts()["compiles"])
+    new = np.diff(counts)[len(WARM):]
+    assert list(new) == [0] * len(NEW), new
+
+
+def _padded_input(lib, n, width=5, seed=3):
+    """A host-made tensor at a line whose sizes change (padded in torchlike from the 2nd on)."""
+    rng = np.random.RandomState(seed)
+    made = []
+    for m in (n + 3, n):
+        made.append(lib.tensor(rng.randn(m, width).astype(np.float32)))
+    return made[-1]
+
+
+OPS = {
+    "softmax": lambda lib, h: lib.softmax(h, 1) * h,
+    "log_softmax_dim0": lambda lib, h: lib.log_softmax(h, 0),
+    "max_dim": lambda lib, h: h.max(1).values,
+    "amax": lambda lib, h: h.amax(0),
+    "amin": lambda lib, h: h.amin(1),
+    "mean": lambda lib, h: h.mean(),
+    "mean_dim": lambda lib, h: h.mean(0, keepdim=True) * h,
+    "sum_dim": lambda lib, h: h.sum(1) ** 2,
+    "prod": lambda lib, h: (h.tanh() + 2).prod(0),
+    "matmul": lambda lib, h: h @ h.t(),
+    "matmul_contract": lambda lib, h: h.t() @ h,
+    "log_of_square": lambda lib, h: lib.log(h * h + 1e-3),
+    "sqrt_abs": lambda lib, h: (h.abs() + 1e-3).sqrt(),
+    "layer_norm": lambda lib, h: lib.nn.functional.layer_norm(h, (5,)),
+    "cross_entropy": lambda lib, h: lib.nn.functional.cross_entropy(
+        h, lib.arange(h.shape[0]) % 5),
+    "nll_sum": lambda lib, h: lib.nn.functional.nll_loss(
+        lib.log_softmax(h, 1), lib.arange(h.shape[0]) % 5, reduction="sum"),
+    "cross_entropy_none": lambda lib, h: lib.nn.functional.cross_entropy(
+        h, lib.arange(h.shape[0]) % 5, reduction="none"),
+    "no_rule_mixed": lambda lib, h: lib.cumsum(h, 1) + h.sum(1, keepdim=True),
+}
+
+
+@pytest.mark.parametrize("n", [2, 9])
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_gradients_through_ops_on_padded_operands(name, n):
+    def run(lib):
+        x = _padded_input(lib, n)
+        w = lib.linspace(-1.0, 1.5, 5).requires_grad_()
+        h = x * w + 0.25
+        y = OPS[name](lib, h)
+        (y * lib.linspace(0.5, 2.0, y.numel()).reshape(y.shape)).sum().backward()
+        return [y, w.grad]
+    assert_same(run(real_torch), run(torchlike), rtol=1e-5, atol=1e-6)
+
+
+def test_hooks_retain_grad_and_autograd_grad_see_real_sizes():
+    def run(lib):
+        x = _padded_input(lib, 6)
+        w = lib.linspace(-1.0, 1.5, 5).requires_grad_()
+        h = x * w
+        seen = []
+        h.register_hook(lambda g: seen.append(g * 1))
+        h.retain_grad()
+        y = (lib.softmax(h, 1) * lib.cumsum(h, 0)).sum()
+        (gh,) = lib.autograd.grad(y, h, retain_graph=True)
+        y.backward()
+        return [gh, h.grad, seen[0], w.grad]
+    assert_same(run(real_torch), run(torchlike), rtol=1e-5, atol=1e-6)
+
+
+def test_a_padded_tensor_that_starts_requiring_grad_is_a_leaf_of_its_real_size():
+    def run(lib):
+        x = _padded_input(lib, 7)
+        x.requires_grad_()
+        (x.exp() * 2).sum().backward()
+        return [x.grad, x.grad.shape, x.is_leaf]
+    assert_same(run(real_torch), run(torchlike), rtol=1e-6)
