@@ -12,8 +12,9 @@ stay padded. Any other reader drops the padding first (`Storage.unpad`), which i
 unbucketed computation.
 
 Nothing of it is visible to the program: sizes, strides, values, errors and storages are
-PyTorch's. A dimension of size 0 or 1 is never padded (it broadcasts), and tensors taking part
-in autograd never are. Off with `TORCHLIKE_BUCKETS=0`.
+PyTorch's. A dimension of size 0 or 1 is never padded (it broadcasts), and neither is a leaf
+that requires grad; results of ops recorded by autograd are padded when their rule ran on padded
+operands (see `_ops/bucketed.py`). Off with `TORCHLIKE_BUCKETS=0`.
 """
 import functools
 import os
@@ -229,6 +230,7 @@ def padded_tensor(phys, size, device, dims):
     from .tensor import fresh, wrap
     from . import dtype as dt
     size = tuple(size)
+    dims = tuple(d for d in dims if phys.shape[d] > size[d])
     if not dims:
         return wrap(unpadded(phys, size), device)
     n = 1
@@ -236,7 +238,7 @@ def padded_tensor(phys, size, device, dims):
         n *= s
     t = fresh(None, device, dt._BY_NP[phys.dtype], size, contiguous_strides(size), n)
     t._st._phys = phys
-    t._st._pdims = tuple(dims)
+    t._st._pdims = dims
     return t
 
 
@@ -286,15 +288,17 @@ def changing_dims(owner, shape):
         seen = _SEEN[owner] = set()
     if len(seen) < 64:
         seen.add(shape)
-    dims = _history((owner, _site()), shape)
-    if dims:
+    key = (owner, _site())
+    dims = _history(key, shape)
+    if dims or key in _CHANGING:   # (a size at its class is not padded, yet it has moved)
         _MOVED.add(owner)
     return dims
 
 
 def _history(key, shape, table=None):
-    """Record `shape` under `key` in `table` (first shapes, changed dims); the dims (of size
-    above 1) in which the shapes seen under it have differed from the first."""
+    """Record `shape` under `key` in `table` (first shapes, changed dims); the dims in which
+    the shapes seen under it have differed from the first, where the size is above 1 and below
+    its class (a size at its class, 64 say, runs exact: the same kernels, none of the rules)."""
     firsts, changing = table or (_FIRST, _CHANGING)
     first = firsts.get(key)
     if first is None:
@@ -309,7 +313,7 @@ def _history(key, shape, table=None):
     new = frozenset(d for d, (a, b) in enumerate(zip(first, shape)) if a != b)
     if not new <= dims:
         dims = changing[key] = dims | new
-    return tuple(sorted(d for d in dims if shape[d] > 1))
+    return tuple(sorted(d for d in dims if shape[d] > 1 and size_class(shape[d]) > shape[d]))
 
 
 def classes(shape, dims):

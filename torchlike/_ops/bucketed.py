@@ -152,20 +152,27 @@ class _Launch:
         def index(n):
             sizes.append(int(n))
             return len(sizes) - 1
-        slots = []
+        specs = {}   # dyn position -> (target, {dim: (value, index)})
         for arr, size, target, fills in operands:
-            fl = []
+            want = {}
             for d, (n, e) in enumerate(zip(size, target)):
                 if e > n:
                     v = fills.get(d, 0 if tracking else None)
                     if v is not None:
-                        fl.append((d, v, index(n)))
-            spec = (None if tuple(arr.shape) == tuple(target) else tuple(target), tuple(fl))
-            if spec == (None, ()):
-                continue
+                        want[d] = (v, n)
             for p, dv in enumerate(dyn):
-                if dv is arr:
-                    slots.append((p,) + spec)
+                if dv is not arr:
+                    continue
+                # an array passed twice (x @ x) gets both uses' fills: they must agree
+                t, have = specs.setdefault(p, (tuple(target), {}))
+                if t != tuple(target) or any(have.get(d, w) != w for d, w in want.items()):
+                    raise ValueError("one operand brought to two different layouts")
+                have.update(want)
+        slots = []
+        for p, (target, want) in sorted(specs.items()):
+            fl = tuple((d, v, index(n)) for d, (v, n) in sorted(want.items()))
+            if fl or tuple(dyn[p].shape) != target:
+                slots.append((p, None if tuple(dyn[p].shape) == target else target, fl))
         masks = None
         if tracking:
             masks = tuple(tuple((d, index(n)) for d, n in out) for out in outs)
@@ -306,11 +313,11 @@ def _pointwise(row, args):
                    outs=[tuple((d, out[d]) for d in dims)])
 
 
-def mapped(fn, operands, index, allowed, device, name=None, fills=None):
+def mapped(fn, operands, index, allowed, device, name=None):
     """`fn(*operands)` where `operands[index]` is a padded tensor that `fn` maps over along
     the dims in `allowed(ndim)` (and the result's leading dims are the operand's): the padded
-    result(s) as tensors, or None when the padding is elsewhere or another operand is padded.
-    `fills`: {operand index: value} for the padding of operands (a loss's ignored target)."""
+    result(s) as tensors (the node `name` recorded under autograd), or None when the padding is
+    elsewhere or another operand is padded."""
     x = operands[index]
     r = buckets.read(x)
     if r is None:
@@ -321,9 +328,8 @@ def mapped(fn, operands, index, allowed, device, name=None, fills=None):
     for i, a in enumerate(operands):
         if isinstance(a, Tensor) and i != index and buckets.read(a) is not None:
             return None
-    fills = {index: {d: fills[index] for d in dims}} if fills and index in fills else {}
     try:
-        return run_fn(fn, operands, {index: p}, {index: tuple(p.shape)}, fills,
+        return run_fn(fn, operands, {index: p}, {index: tuple(p.shape)}, {},
                       [tuple((d, x._size[d]) for d in dims)], name, device)
     except Exception:  # noqa: BLE001 - the exact path raises PyTorch's error
         return None

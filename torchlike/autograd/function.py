@@ -50,9 +50,10 @@ def record(name, fn, dyn, tracked, outputs, single, save_policy="inputs", all_te
     for nr, o in enumerate(outputs):
         if outs[nr][2]:
             _set_grad_fn(o, node, nr)
-        if o._st._phys is not None and o._natural:   # computed padded (see _ops/bucketed)
-            node._ct_shapes = [tuple(t._st._phys.shape) if t._st._phys is not None and
-                               t._natural else t._size for t in outputs]
+    if any(o._st._phys is not None and o._natural for o in outputs):
+        # computed padded (see _ops/bucketed): the cotangents come in the buffers' shapes
+        node._ct_shapes = [tuple(o._st._phys.shape) if o._st._phys is not None and o._natural
+                           else o._size for o in outputs]
     if save_policy in ("result", "both"):
         for nr, o in enumerate(outputs):
             if outs[nr][2]:
@@ -115,12 +116,11 @@ def _apply_bucketed(fn, operands, device, bucket, name):
     exact path (below) runs it: under autograd without padded operands."""
     from .._core import buckets
     from .._ops import bucketed
-    index, allowed = bucket[:2]
+    index, allowed = bucket
     x = operands[index]
     device = device or x.device
     if buckets.any_padded(operands):
-        res = bucketed.mapped(fn, operands, index, allowed, device, name,
-                              bucket[2] if len(bucket) > 2 else None)
+        res = bucketed.mapped(fn, operands, index, allowed, device, name)
         if res is not None:
             return res
         buckets.unpad_all(operands)

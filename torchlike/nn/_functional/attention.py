@@ -470,6 +470,12 @@ def _mha_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weigh
                 bias_v, out_proj_weight,
                 out_proj_bias, None if causal_hint else attn_mask, key_padding_mask, static_k,
                 static_v, keep)
+    if not need_weights and is_batched:   # inputs padded to a size class
+        from . import attention_padded
+        out = attention_padded.run(fn, operands, num_heads, bool(batch_first),
+                                   "MultiHeadAttentionBackward0")
+        if out is not None:
+            return out, None
     outs = apply_jax(fn, operands, "MultiHeadAttentionBackward0")
     if need_weights:
         return outs[0], outs[1]

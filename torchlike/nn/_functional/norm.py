@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..._core import buckets
+from ..._core.device import put
 from ..._core import grad_state
 from ..._core.tensor import Tensor, wrap
 from ..._core.tracing import tracing
@@ -334,6 +335,14 @@ def _dropout_impl(input, p, train, inplace, feature, alpha):
     else:
         shape = tuple(input.shape)
     mask = _sample("bernoulli", shape, input.dtype, input.device, None, 1.0 - p)
+    if not alpha and not feature and input._st._phys is not None and \
+            input.device.type == "cpu":
+        # an input padded to a size class (its sizes keep changing): the noise is made on the
+        # host, where the mask was drawn, and padded there (no kernel to compile per size)
+        h = np.asarray(mask)
+        noise = h / (np.ones((), h.dtype) - np.asarray(p, h.dtype))
+        noise = buckets.settle_host(noise, put, input.device)
+        return input.mul_(noise) if inplace else input.mul(noise)
     noise = _noise_fn(alpha)(mask, np.asarray(p, dtype=mask.dtype))
     if alpha:
         a, b = (wrap(n, input.device) for n in noise)
