@@ -245,3 +245,24 @@ def test_greedy_generation_matches_pytorch_and_compiles_per_class():
     assert_same(expected, actual)
     # lengths 3..31 share the class-32 kernels (length 2 compiles them, 32 -> 33 the next class)
     assert compiles[3:30] == [0] * 27, compiles
+
+
+def test_pad_sequence_of_changing_lengths_matches_pytorch_and_compiles_nothing():
+    """A collate function's `pad_sequence` over sequences of new lengths every batch (CPU, no
+    grad) pads on the host: PyTorch's values and dtypes, and no kernel per set of lengths."""
+    rng = np.random.RandomState(5)
+    for trial in range(5):
+        lens = rng.randint(1, 12, 5)
+        floats = [rng.randn(n, 3).astype(np.float32) for n in lens]
+        ints = [rng.randint(0, 9, n) for n in lens]
+        for batch_first, side, value in ((True, "right", 0.0), (False, "left", -1.5)):
+            def run(lib):
+                pad = lib.nn.utils.rnn.pad_sequence
+                return [pad([lib.from_numpy(a) for a in arrays], batch_first=batch_first,
+                            padding_value=value, padding_side=side)
+                        for arrays in (floats, ints)]
+            expected = run(real_torch)
+            with compile_log.record() as log:
+                actual = run(torchlike)
+            assert_same(expected, actual, check_stride=True)
+            assert not log.compiles, [e.name for e in log.compiles]

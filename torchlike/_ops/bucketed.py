@@ -15,6 +15,8 @@ class (see `_core/buckets.py`). A row names its rule with `op(..., bucket=...)`:
   padded where the operand is. `apply_jax(..., bucket=)` runs functions outside the op table
   (`layer_norm`, `embedding`) the same way.
 * "cat": concatenation; along a padded dim the pieces are written at their real offsets.
+* "exact": no rule (padded operands are dropped), but the results are kept padded where their
+  sizes keep changing, as every bucketed row's are (`stack`: a collate function's batches).
 
 Class-index losses (`cross_entropy`, `nll_loss`) run on padded batches with the target's padding
 ignored (`class_loss`). Under autograd a rule's whole program is what the node records (see
@@ -283,7 +285,7 @@ def _alignment(args):
     ops = []
     for (i, a), (arr, _) in zip(tensors, reads):
         off = nd - len(a._size)
-        ops.append((i, arr, tuple(ext[off + j] if n > 1 else 1 for j, n in enumerate(a._size))))
+        ops.append((i, arr, tuple(ext[off + j] if n > 1 else n for j, n in enumerate(a._size))))
     return out, tuple(sorted(dims)), ops
 
 
@@ -310,7 +312,7 @@ def elementwise(fn, args, device):
 def _pointwise(row, args):
     out, dims, ops = _alignment(args)
     return run_row(row, args, {i: arr for i, arr, _ in ops}, {i: t for i, _, t in ops},
-                   outs=[tuple((d, out[d]) for d in dims)])
+                   outs=[tuple((d, out[d]) for d in dims)], logical=[out])
 
 
 def mapped(fn, operands, index, allowed, device, name=None):
@@ -481,7 +483,7 @@ def _matmul(row, args):
 
     def target(t, tail):
         off = nb - (t.dim() - 2)
-        return tuple(ext[off + j] if n > 1 else 1 for j, n in enumerate(t._size[:-2])) + tail
+        return tuple(ext[off + j] if n > 1 else n for j, n in enumerate(t._size[:-2])) + tail
     m = buckets.size_class(x._size[-2]) if x.dim() - 2 in adims else x._size[-2]
     n = buckets.size_class(y._size[-1]) if y.dim() - 1 in bdims else y._size[-1]
     if x.dim() - 2 in adims:

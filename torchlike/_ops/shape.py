@@ -86,7 +86,7 @@ def _cat(tensors, dim=0, *, out=None):
     return call(OPS["cat"], (tensors, dim), out)
 
 
-@op(tensors=(), lists=("tensors",), method=False, function=False, family=F)
+@op(tensors=(), lists=("tensors",), method=False, function=False, family=F, bucket="exact")
 def stack(tensors, dim=0):
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")

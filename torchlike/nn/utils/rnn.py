@@ -175,6 +175,36 @@ def _pad_sequence_kernel(batch_first, left, T):
     return jax.jit(f)
 
 
+def _on_host(sequences):
+    """True when padding `sequences` is host work: CPU tensors, no gradient to record, no
+    trace (a collate function's batches, whose lengths change every time: one kernel per set
+    of lengths otherwise)."""
+    from ..._core import grad_state
+    from ..._core.tracing import tracing
+    return not tracing() and all(isinstance(s, Tensor) and s.device.type == "cpu" and
+                                 not (grad_state.ENABLED[0] and s.requires_grad)
+                                 for s in sequences)
+
+
+def _pad_sequence_host(sequences, batch_first, left, T, padding_value):
+    """`pad_sequence` of CPU tensors on the host; the result is kept padded to a size class
+    where its sizes keep changing (see `_core/buckets.py`)."""
+    from ..._core import buckets
+    from ..._core.device import put
+    arrays = [buckets.host_value(s) for s in sequences]
+    dt = arrays[0].dtype
+    trailing = arrays[0].shape[1:]
+    out = np.empty((len(arrays), T) + trailing, dt)
+    out[...] = np.asarray(padding_value, np.float64).astype(dt)
+    for i, a in enumerate(arrays):
+        n = a.shape[0]
+        rows = slice(T - n, T) if left else slice(0, n)
+        out[i, rows] = np.broadcast_to(a.astype(dt), (n,) + trailing)
+    if not batch_first:
+        out = np.ascontiguousarray(out.swapaxes(0, 1))
+    return buckets.settle_host(out, put, sequences[0].device)
+
+
 def _lengths_of(batch_sizes):
     bs = _host(batch_sizes)
     B = int(bs[0]) if len(bs) else 0
@@ -296,6 +326,9 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
                 raise RuntimeError(f"The size of tensor a ({a}) must match the size of tensor b "
                                    f"({b}) at non-singleton dimension {len(full_a) - k}")
     T = max(s.shape[0] for s in sequences)
+    if _on_host(sequences):
+        return _pad_sequence_host(sequences, batch_first, padding_side == "left", T,
+                                  padding_value)
     fn = _pad_sequence_kernel(bool(batch_first), padding_side == "left", T)
     (out,) = apply_jax(fn, [list(sequences), padding_value], name="PadSequenceBackward0")
     return out
