@@ -207,3 +207,62 @@ def test_dropout_at_changing_sizes_equals_the_unbucketed_run():
         buckets.ENABLED[0] = True
     assert_same([t.detach() for t in exact[0]] + exact[1],
                 [t.detach() for t in bucketed[0]] + bucketed[1], rtol=1e-4, atol=1e-5)
+
+
+def _double_backward(lib, h, w):
+    (g,) = lib.autograd.grad((lib.tanh(h) ** 2).sum(), w, create_graph=True)
+    (g * g).sum().backward()
+    return [g]
+
+
+def _custom_function(lib, h, w):
+    class Square(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.save_for_backward(a)
+            return a * a
+
+        @staticmethod
+        def backward(ctx, g):
+            (a,) = ctx.saved_tensors
+            return 2 * a * g
+    y = Square.apply(h)
+    (y.sum(1) * lib.arange(float(h.shape[0]))).sum().backward()
+    return [y]
+
+
+def _checkpointed(lib, h, w):
+    import importlib
+    checkpoint = importlib.import_module(lib.__name__ + ".utils.checkpoint").checkpoint
+    y = checkpoint(lambda a: lib.tanh(a * 2 + 1), h, use_reentrant=False)
+    y.sum().backward()
+    return [y]
+
+
+def _in_place_chain(lib, h, w):
+    h = h * 1
+    h += 1
+    h.mul_(2)
+    h[1:3] = 0.5
+    h.clamp_(min=-1)
+    y = lib.softmax(h, 1)
+    (y * y).sum().backward()
+    return [h, y]
+
+
+def _views(lib, h, w):
+    v = h.view(3, -1)
+    z = h.reshape(-1)[:7]
+    (v.sum() + (z * z).sum() + h[2:5].sum() + h.t().sum(0).pow(2).sum()).backward()
+    return [v, z]
+
+
+@pytest.mark.parametrize("case", [_double_backward, _custom_function, _checkpointed,
+                                  _in_place_chain, _views], ids=lambda f: f.__name__[1:])
+def test_autograd_features_on_padded_intermediates(case):
+    def run(lib):
+        x = _padded_input(lib, 9)
+        w = lib.linspace(-1.0, 1.5, 5).requires_grad_()
+        out = case(lib, x * w, w)
+        return out + [w.grad]
+    assert_same(run(real_torch), run(torchlike), rtol=1e-5, atol=1e-6)
