@@ -227,8 +227,6 @@ def _gatherer(ext, rank):
 def padded_tensor(phys, size, device, dims):
     """A new tensor of `size` whose storage holds buffer `phys`, padded along `dims` (a plain
     tensor when no dim is)."""
-    from .tensor import fresh, wrap
-    from . import dtype as dt
     size = tuple(size)
     dims = tuple(d for d in dims if phys.shape[d] > size[d])
     if not dims:
@@ -236,7 +234,7 @@ def padded_tensor(phys, size, device, dims):
     n = 1
     for s in size:
         n *= s
-    t = fresh(None, device, dt._BY_NP[phys.dtype], size, contiguous_strides(size), n)
+    t = fresh(None, device, _dt._BY_NP[phys.dtype], size, contiguous_strides(size), n)
     t._st._phys = phys
     t._st._pdims = dims
     return t
@@ -337,7 +335,6 @@ def window(t):
 def settle(owner, res, device):
     """Wrap the exact result `res` of kernel `owner` (not under autograd) as a tensor, padded
     along its `changing_dims`."""
-    from .tensor import wrap
     shape = tuple(res.shape)
     dims = changing_dims(owner, shape)
     if not dims:
@@ -348,7 +345,6 @@ def settle(owner, res, device):
 def settle_host(a, place, device):
     """A tensor holding host array `a` (placed on the device by `place(array)`), padded on
     the host along the `changing_dims` of host-made tensors of its dtype at this line."""
-    from .tensor import wrap
     shape = tuple(a.shape)
     dims = changing_dims(("host", a.dtype), shape)
     if not dims:
@@ -362,7 +358,6 @@ def settle_host(a, place, device):
 def any_padded(args):
     """True when a tensor in `args` (or in a list among them) has a padded storage or is a
     window."""
-    from .tensor import Tensor
     for a in args:
         if isinstance(a, Tensor):
             if a._st._phys is not None or a._window is not None or \
@@ -377,7 +372,6 @@ def any_padded(args):
 
 def unpad_all(args):
     """Drop the padding of every tensor in `args` (the exact path follows)."""
-    from .tensor import Tensor
     for a in args:
         if isinstance(a, Tensor):
             a._st.unpad()
@@ -385,3 +379,8 @@ def unpad_all(args):
             for t in a:
                 if isinstance(t, Tensor):
                     t._st.unpad()
+
+
+# imported last: the tensor module's own imports reach this one
+from . import dtype as _dt  # noqa: E402
+from .tensor import Tensor, fresh, wrap  # noqa: E402

@@ -31,6 +31,7 @@ import functools
 from .._core import buckets
 from .._core.grad_state import ENABLED as _GRAD
 from .._core.tensor import Tensor, wrap
+from . import registry as _registry   # (mid-import when it imports this module: used at calls)
 
 
 def call(row, args):
@@ -212,7 +213,6 @@ def run_row(row, args, reads, targets, fills=None, outs=(), post=None, logical=N
     `targets` (arg index -> shape) with `fills` (arg index -> {dim: value}) in their padding;
     `outs`: each result's padded dims with real sizes (one entry: the same for all).
     Returns the result as the row's dispatcher would, recording its node under autograd."""
-    from .registry import _record, prepare
     fills = fills or {}
     tracking = _tracking(args)
     new = list(args)
@@ -223,18 +223,18 @@ def run_row(row, args, reads, targets, fills=None, outs=(), post=None, logical=N
             raise ValueError("a tracked view of a padded storage")   # read by a gather
         s = new[i] = _stand_in(arr, a, tracking and a._requires_grad)
         originals[id(s)] = a
-    k, dyn, device, tracked = prepare(row, tuple(new))
+    k, dyn, device, tracked = _registry.prepare(row, tuple(new))
     operands = [(arr, args[i]._size, targets.get(i, arr.shape), fills.get(i, {}))
                 for i, arr in reads.items()]
     launch = _Launch(k, dyn, operands, list(outs), bool(tracked), post)
     res = launch.run()
     if row.divisor is not None:
-        from .registry import _check_integer_divisor
-        _check_integer_divisor(row, args)
+        _registry._check_integer_divisor(row, args)
     tensors, single = launch.tensors(res, device, logical)
     if tracked:
         entries = [(i, originals[id(s)], slot) for i, s, slot in tracked[:-1]]
-        _record(row, launch.fn, launch.dyn, entries + [tracked[-1]], tensors, single, args)
+        _registry._record(row, launch.fn, launch.dyn, entries + [tracked[-1]], tensors, single,
+                          args)
     out = tensors[0] if single else tuple(tensors)
     if not single and row.returns is not None:
         return row.returns(*out)
@@ -272,9 +272,8 @@ def _alignment(args):
     """For elementwise work with broadcasting on `args`, some padded: the result's size, its
     padded dims, and per tensor argument (index, array as read, target extents). Raises
     PyTorch's error for sizes that do not broadcast."""
-    from .registry import _check_broadcast
     tensors = [(i, a) for i, a in enumerate(args) if isinstance(a, Tensor)]
-    out = _check_broadcast([a._size for _, a in tensors])
+    out = _registry._check_broadcast([a._size for _, a in tensors])
     reads = [_read(a) for _, a in tensors]
     nd = len(out)
     dims = set()
@@ -464,12 +463,11 @@ def _matmul(row, args):
     """Matrix products of operands with at least 2 dims: batch dims broadcast as pointwise ones,
     the rows of the first and the columns of the second are free, and a padded contraction dim
     has its padding set to zero in both operands."""
-    from .registry import _check_broadcast
     x, y = args[0], args[1]
     if not (isinstance(x, Tensor) and isinstance(y, Tensor)) or x.dim() < 2 or y.dim() < 2 or \
             x._size[-1] != y._size[-2]:
         return None
-    batch = _check_broadcast([x._size[:-2], y._size[:-2]])
+    batch = _registry._check_broadcast([x._size[:-2], y._size[:-2]])
     (a, adims), (b, bdims) = _read(x), _read(y)
     k = x._size[-1]
     ka, kb = x.dim() - 1, y.dim() - 2
