@@ -16,9 +16,11 @@ if _logging.getLogger("jax").level == _logging.NOTSET:
 
 _jax.config.update("jax_enable_x64", True)
 
+from ._core import mlir_context as _mlir_context  # noqa: E402
 from ._core import xla_options as _xla_options  # noqa: E402
 
 _xla_options.apply()
+_mlir_context.apply()
 # Eager PyTorch on CPU is synchronous, and so is torchlike by default: XLA:CPU's async dispatch
 # hands every small kernel to another thread, which doubles the cost of a small op (measured
 # here: 4.9 vs 10.3 us for a jitted 64x64 add). TORCHLIKE_ASYNC_DISPATCH=1 keeps JAX's default.

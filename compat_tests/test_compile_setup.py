@@ -1,0 +1,80 @@
+"""How torchlike sets up JAX's compiler (a torchlike extension): XLA flags added on import
+(`_core/xla_options.py`, a user's own flag wins, TORCHLIKE_XLA_DEFAULTS=1 leaves XLA alone) and
+one MLIR context reused across lowerings (`_core/mlir_context.py`), with programs lowered in a
+context that was since renewed still compiling and running right."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+import torchlike as torch
+from torchlike._core import mlir_context
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+_PROBE = r"""
+import json, os
+import torchlike
+from jax._src.interpreters import mlir
+print(json.dumps([os.environ.get("XLA_FLAGS", ""),
+                  bool(getattr(mlir.make_ir_context, "torchlike_reused", False))]))
+"""
+
+
+def _probe(env):
+    e = {k: v for k, v in os.environ.items() if k not in ("XLA_FLAGS", "TORCHLIKE_XLA_DEFAULTS")}
+    e.update(env, JAX_PLATFORMS="cpu")
+    out = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True, env=e,
+                         cwd=ROOT, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_import_sets_flags_and_reuses_contexts():
+    flags, reused = _probe({})
+    assert "--xla_cpu_use_fusion_emitters=false" in flags.split() and reused
+
+
+def test_a_users_flag_wins():
+    flags, _ = _probe({"XLA_FLAGS": "--xla_cpu_use_fusion_emitters=true"})
+    assert flags.split() == ["--xla_cpu_use_fusion_emitters=true"]
+
+
+def test_xla_defaults_switch_leaves_jax_alone():
+    flags, reused = _probe({"TORCHLIKE_XLA_DEFAULTS": "1"})
+    assert flags == "" and not reused
+
+
+def _programs(n, start):
+    """`n` tensors from kernels compiled for new shapes (each a lowering of its own)."""
+    outs = []
+    for i in range(start, start + n):
+        a = torch.arange(float(i * 3)).reshape(i, 3)
+        outs.append((i, (a * 2 + 1).sin().sum(0)))
+    return outs
+
+
+def _expected(i):
+    a = np.arange(float(i * 3)).reshape(i, 3).astype(np.float32)
+    return np.sin(a * 2 + 1).sum(0)
+
+
+def _compiles():
+    return torch.compile_log.counts()["compiles"]
+
+
+def test_one_context_serves_many_lowerings_and_renewal_keeps_results(monkeypatch):
+    made, compiled = mlir_context.contexts_made(), _compiles()
+    outs = _programs(6, 203)
+    assert _compiles() - compiled >= 6
+    assert mlir_context.contexts_made() - made <= 1
+    monkeypatch.setattr(mlir_context, "RENEW", 2)
+    made, compiled = mlir_context.contexts_made(), _compiles()
+    outs += _programs(6, 211)
+    n = _compiles() - compiled
+    assert n >= 6 and mlir_context.contexts_made() - made >= n // 2 - 1
+    for i, t in outs:
+        np.testing.assert_allclose(t.numpy(), _expected(i), rtol=1e-5)
