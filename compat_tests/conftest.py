@@ -13,6 +13,10 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 # (torchlike itself adds `--xla_cpu_use_fusion_emitters=false`, see _core/xla_options.py:
 # test_nn_conv.py 72 -> 48 s at level 0.)
 os.environ.setdefault("XLA_FLAGS", "--xla_backend_optimization_level=0")
+# An exception raised through a jitted call (the error cases PyTorch's errors are checked on)
+# makes JAX filter its traceback, ~9 ms per exception under pytest's deep stacks (os.path
+# calls per frame); the messages, which the tests compare, are the same either way.
+os.environ.setdefault("JAX_TRACEBACK_FILTERING", "off")
 # The persistent compilation cache is on by default; the suite gives it a folder of its own
 # (shared by the xdist workers, who inherit this environment), so that what earlier runs left
 # on disk cannot turn the compiles that tests count into cache loads.
