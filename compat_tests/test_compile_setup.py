@@ -78,3 +78,46 @@ def test_one_context_serves_many_lowerings_and_renewal_keeps_results(monkeypatch
     assert n >= 6 and mlir_context.contexts_made() - made >= n // 2 - 1
     for i, t in outs:
         np.testing.assert_allclose(t.numpy(), _expected(i), rtol=1e-5)
+
+
+_IMPORT = r"""
+import json
+import torchlike as torch
+from torchlike._core import codecache
+x = torch.arange(6.).reshape(2, 3)
+y = (x * 2 + 1).sum(1).tolist() + [x.add_(1)[1, 2].item(), (x @ x.T).tolist()]
+print(json.dumps([codecache.stats()[1], y]))
+"""
+
+
+def _import_in(cache, extra=None):
+    e = {k: v for k, v in os.environ.items() if k != "TORCHLIKE_COMPILE_CACHE"}
+    e.update(extra or {}, JAX_PLATFORMS="cpu", TORCHLIKE_CACHE_DIR=str(cache))
+    out = subprocess.run([sys.executable, "-c", _IMPORT], capture_output=True, text=True, env=e,
+                         cwd=ROOT, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _expected_values():
+    import torch as real
+    x = real.arange(6.).reshape(2, 3)
+    return (x * 2 + 1).sum(1).tolist() + [x.add_(1)[1, 2].item(), (x @ x.T).tolist()]
+
+
+def test_generated_code_is_compiled_once_and_loaded_after(tmp_path):
+    want = _expected_values()
+    new, got = _import_in(tmp_path)
+    files = list((tmp_path / "code").iterdir())
+    assert new > 500 and len(files) == 1 and got == want
+    new, got = _import_in(tmp_path)
+    assert new == 0 and got == want
+    files[0].write_bytes(b"\x00 not marshal data")   # a damaged file: compiled again, rewritten
+    new, got = _import_in(tmp_path)
+    assert new > 500 and got == want
+    assert _import_in(tmp_path)[0] == 0
+
+
+def test_generated_code_cache_off(tmp_path):
+    new, got = _import_in(tmp_path, {"TORCHLIKE_COMPILE_CACHE": "0"})
+    assert new > 500 and got == _expected_values() and not (tmp_path / "code").exists()

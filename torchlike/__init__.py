@@ -111,3 +111,6 @@ from ._runner import install_as_torch  # noqa: E402,F401
 from . import _missing  # noqa: E402
 
 _missing.install_all()
+from ._core import codecache as _codecache  # noqa: E402
+
+_codecache.save()   # the generated functions' code, for the next import

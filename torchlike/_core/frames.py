@@ -9,7 +9,8 @@ _FILENAME = "<torchlike wrapper (skipped by warnings like importlib._bootstrap)>
 
 def define(source, namespace, name):
     """Execute `source` (which defines function `name`) in `namespace`; return the function."""
-    exec(compile(source, _FILENAME, "exec"), namespace)  # noqa: S102 - fixed templates
+    from .codecache import compiled
+    exec(compiled(source, _FILENAME), namespace)  # noqa: S102 - fixed templates
     return namespace[name]
 
 

@@ -21,6 +21,7 @@ import sys
 import jax
 import numpy as np
 
+from .._core import codecache
 from .._core import dtype as dt
 from .._core import frames
 from .._core.device import CPU as _CPU
@@ -785,7 +786,7 @@ def _make(name, params_src, body, namespace):
     """A function `name(params_src)` whose body is the source lines `body`."""
     src = f"def {name}({params_src}):\n" + "".join(f"    {line}\n" for line in body)
     ns = dict(namespace)
-    exec(src, ns)  # noqa: S102 - generated from the op table's own signatures
+    exec(codecache.compiled(src, "<string>"), ns)  # noqa: S102 - from the op table's signatures
     return ns[name]
 
 
