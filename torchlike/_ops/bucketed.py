@@ -118,7 +118,7 @@ def composed(k, slots, masks, post):
         for pos, target, fills in slots:
             a = dyn[pos] if target is None else buckets.pad_to(dyn[pos], target)
             dyn[pos] = _filled(a, fills, sizes)
-        out = k(*dyn)
+        out = getattr(k, "__wrapped__", k)(*dyn)   # inlined: no nested program to trace
         if post is not None:
             out = _rescale(out, post, sizes)
         if masks is None:
