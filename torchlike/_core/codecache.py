@@ -19,17 +19,15 @@ _STATE = {"loaded": None, "used": {}, "new": 0, "compiled": 0}
 
 
 def _path():
-    if os.environ.get("TORCHLIKE_COMPILE_CACHE", "1").strip().lower() in ("0", "off", "false",
-                                                                          "no"):
+    from .disk_cache import cache_folder, switched_off
+    if switched_off():
         return None
-    base = os.environ.get("TORCHLIKE_CACHE_DIR", "")
-    if not base:
-        root = os.environ.get("XDG_CACHE_HOME", "") or os.path.join(os.path.expanduser("~"),
-                                                                     ".cache")
-        base = os.path.join(root, "torchlike")
     from importlib.util import MAGIC_NUMBER   # the bytecode format
     tag = f"{sys.implementation.cache_tag or 'python'}-{MAGIC_NUMBER.hex()}"
-    return os.path.join(base, "code", f"generated-{tag}.marshal")
+    folder = cache_folder("code")
+    if os.environ.get("TORCHLIKE_CACHE_DIR", ""):
+        folder = os.path.join(folder, "code")
+    return os.path.join(folder, f"generated-{tag}.marshal")
 
 
 def _load():

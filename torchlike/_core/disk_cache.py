@@ -42,13 +42,25 @@ def _machine_tag():
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 
-def default_dir():
+def switched_off():
+    """True when TORCHLIKE_COMPILE_CACHE turns the on-disk caches off."""
+    return os.environ.get("TORCHLIKE_COMPILE_CACHE", "1").strip().lower() in ("0", "off",
+                                                                              "false", "no")
+
+
+def cache_folder(default_sub):
+    """TORCHLIKE_CACHE_DIR, else `~/.cache/torchlike/<default_sub>` (or under
+    $XDG_CACHE_HOME)."""
     base = os.environ.get("TORCHLIKE_CACHE_DIR", "")
-    if not base:
-        root = os.environ.get("XDG_CACHE_HOME", "") or os.path.join(os.path.expanduser("~"),
-                                                                     ".cache")
-        base = os.path.join(root, "torchlike", "xla")
-    return os.path.join(base, _machine_tag())
+    if base:
+        return base
+    root = os.environ.get("XDG_CACHE_HOME", "") or os.path.join(os.path.expanduser("~"),
+                                                                 ".cache")
+    return os.path.join(root, "torchlike", default_sub)
+
+
+def default_dir():
+    return os.path.join(cache_folder("xla"), _machine_tag())
 
 
 def _cache_class():
@@ -138,8 +150,7 @@ def enable():
     """Turns the cache on as configured by the environment (see the module docstring); a cache
     folder the user gave JAX directly is left alone. Returns the folder, or None."""
     import jax
-    if os.environ.get("TORCHLIKE_COMPILE_CACHE", "1").strip().lower() in ("0", "off", "false",
-                                                                          "no"):
+    if switched_off():
         return None
     if jax.config.jax_compilation_cache_dir:
         return None
