@@ -51,12 +51,13 @@ def compiled(source, filename):
     if codes is None:
         codes = _load()
     key = hashlib.blake2b(f"{filename}\0{source}".encode(), digest_size=16).digest()
-    code = codes.get(key)
+    used = _STATE["used"]
+    code = used.get(key) or codes.get(key)   # (the same source may come more than once)
     if code is None:
         code = compile(source, filename, "exec")
         _STATE["new"] += 1
         _STATE["compiled"] += 1
-    _STATE["used"][key] = code
+    used[key] = code
     return code
 
 
