@@ -2,8 +2,9 @@
 
 The op table's functions, methods, in-place twins and operators are generated as Python source
 and compiled on every import: ~700 functions, ~0.6 s of a ~3 s import on this project's CPU.
-Their code objects are kept in one marshal file (`<cache>/code/generated-<python tag>-<bytecode magic>.marshal`,
-the cache folder of `disk_cache`), keyed by a hash of each source and file name, so a later
+Their code objects are kept in one marshal file
+(`<cache>/code/generated-<python tag>-<bytecode magic>.marshal`, in the cache folder of
+`disk_cache`), keyed by a hash of each source and file name, so a later
 import loads them (~20 ms) instead of compiling them, as Python's own `.pyc` files spare it
 compiling a module's source. A source that changed has another key and is compiled again;
 the file holds what the last import used. Off with the persistent cache
