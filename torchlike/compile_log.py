@@ -242,6 +242,13 @@ def _on_event(event, duration, **kwargs):
             _emit(Event("load" if loaded else "compile", name, None, None, duration))
 
 
+def loaded(name, seconds):
+    """A program torchlike read whole from its own on-disk cache (no trace, no compile)."""
+    _TOTALS["cache_hits"] += 1
+    if ON[0]:
+        _emit(Event("load", name, None, None, seconds))
+
+
 def _on_plain_event(event, **kwargs):
     if event == _CACHE_HIT:
         _TOTALS["cache_hits"] += 1

@@ -21,7 +21,9 @@ import os
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
+from . import programs
 from .layout import contiguous_strides
 
 ENABLED = [os.environ.get("TORCHLIKE_BUCKETS", "1").strip().lower() not in ("0", "off", "false",
@@ -43,7 +45,8 @@ def size_class(n):
 
 @functools.lru_cache(maxsize=None)
 def _slicer(shape):
-    return jax.jit(lambda a: a[tuple(slice(0, n) for n in shape)])
+    return programs.jit(lambda a: a[tuple(slice(0, n) for n in shape)],
+                        ("buckets.slice", shape))
 
 
 _HOST_BYTES = 1 << 24
@@ -90,7 +93,7 @@ def _padder(shape):
     def f(a):
         a = a[tuple(slice(0, n) for n in shape)]
         return jnp.pad(a, [(0, n - m) for n, m in zip(shape, a.shape)])
-    return jax.jit(f)
+    return programs.jit(f, ("buckets.pad", shape))
 
 
 def pad_to(a, shape):
@@ -208,7 +211,7 @@ def _gatherer(ext, rank):
     dims; `consts` = (offset, view strides, real strides, real shape)."""
     nd = len(ext)
     lax = jax.lax
-    one = jnp.int64(1)
+    one = np.int64(1)   # (not a device array: made on every process's first use)
 
     def f(p, consts):
         # lax ops, not jnp indexing: this program is traced and lowered per size class, and
@@ -227,7 +230,7 @@ def _gatherer(ext, rank):
         if idx is None:
             idx = jnp.zeros(ext, jnp.int64)
         return jnp.take(p.reshape(-1), idx, mode="clip")   # (in bounds by construction)
-    return jax.jit(f)
+    return programs.jit(f, ("buckets.gather", ext, rank))
 
 
 def padded_tensor(phys, size, device, dims):

@@ -34,14 +34,21 @@ def map_count():
 
 
 def _on_event(event, duration, **kwargs):
-    if event != _COMPILE_EVENT:
-        return
+    if event == _COMPILE_EVENT:
+        made()
+
+
+def made():
+    """Counts one executable made (compiled, or loaded whole by `programs`); every
+    CHECK_EVERY, drops the caches when the mappings near the cap."""
     _state["compiles"] += 1
     if _state["compiles"] % CHECK_EVERY:
         return
     limit, used = _map_limit(), map_count()
     if limit and used is not None and used > FRACTION * limit:
         jax.clear_caches()
+        from . import programs
+        programs.clear()
         _state["clears"] += 1
 
 

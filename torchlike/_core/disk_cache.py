@@ -13,14 +13,17 @@ half-written program. This cache writes each entry to a temporary file and renam
 place (readers see a whole entry or none, no locks), marks use with the file's mtime, and
 counts what it wrote, scanning the folder only when the count crosses the cap.
 """
+import contextlib
 import hashlib
 import os
 import platform
 import tempfile
+import threading
 
 _DEFAULT_MB = 1024
 _SUFFIX = "-cache"
 _STATE = {"dir": None}
+_BYPASS = threading.local()   # .on: this thread's compiles neither read nor write the cache
 
 
 def _machine_tag():
@@ -63,87 +66,124 @@ def default_dir():
     return os.path.join(cache_folder("xla"), _machine_tag())
 
 
+class FileStore:
+    """A folder of entries named by key: each written whole (a temporary file renamed into
+    place), read without locks, least recently used (by mtime) evicted past `max_bytes`."""
+
+    def __init__(self, path, max_bytes, suffix=_SUFFIX):
+        os.makedirs(path, exist_ok=True)
+        self.dir = path
+        self.max_bytes = max_bytes
+        self.suffix = suffix
+        self.written = None   # bytes in the folder, counted once on the first write
+
+    def get(self, key):
+        p = os.path.join(self.dir, key + self.suffix)
+        try:
+            with open(p, "rb") as f:
+                data = f.read()
+        except OSError:
+            return None
+        try:
+            os.utime(p)
+        except OSError:
+            pass
+        return data
+
+    def put(self, key, value, replace=False):
+        p = os.path.join(self.dir, key + self.suffix)
+        if (os.path.exists(p) and not replace) or len(value) > self.max_bytes:
+            return
+        tmp = None
+        try:
+            fd, tmp = tempfile.mkstemp(dir=self.dir, prefix=".tmp-")
+            with os.fdopen(fd, "wb") as f:
+                f.write(value)
+            os.replace(tmp, p)
+        except OSError:
+            if tmp is not None and os.path.exists(tmp):
+                os.unlink(tmp)
+            return
+        if self.written is None:
+            self.written = self._scan()[0]
+        else:
+            self.written += len(value)
+        if self.written > self.max_bytes:
+            self.evict()
+
+    def _scan(self):
+        total, entries = 0, []
+        try:
+            with os.scandir(self.dir) as it:
+                for e in it:
+                    if e.name.endswith(self.suffix):
+                        try:
+                            st = e.stat()
+                        except OSError:
+                            continue
+                        total += st.st_size
+                        entries.append((st.st_mtime, e.path, st.st_size))
+        except OSError:
+            pass
+        return total, entries
+
+    def evict(self):
+        """Removes least recently used entries down to 80% of the cap."""
+        total, entries = self._scan()
+        entries.sort()
+        target = 0.8 * self.max_bytes
+        for _, path, size in entries:
+            if total <= target:
+                break
+            try:
+                os.unlink(path)
+                total -= size
+            except OSError:
+                pass
+        self.written = total
+
+
+def max_bytes():
+    """The cap of each on-disk cache: TORCHLIKE_CACHE_MAX_MB (default 1024)."""
+    return int(float(os.environ.get("TORCHLIKE_CACHE_MAX_MB", "") or _DEFAULT_MB) * 2 ** 20)
+
+
 def _cache_class():
-    """A subclass of JAX's cache interface (defined lazily: it is a private JAX module)."""
+    """JAX's cache interface over a FileStore (defined lazily: it is a private JAX module)."""
     from jax._src.compilation_cache_interface import CacheInterface
 
-    class AtomicFileCache(CacheInterface):
-        """Entries are files named by key; written whole with a rename, LRU by mtime."""
-
+    class AtomicFileCache(FileStore, CacheInterface):
         def __init__(self, path, max_bytes):
             import pathlib
-            os.makedirs(path, exist_ok=True)
+            FileStore.__init__(self, path, max_bytes)
             self._path = pathlib.Path(path)
-            self.dir = path
-            self.max_bytes = max_bytes
-            self.written = None   # bytes in the folder, counted once on the first write
 
         def get(self, key):
-            p = os.path.join(self.dir, key + _SUFFIX)
-            try:
-                with open(p, "rb") as f:
-                    data = f.read()
-            except OSError:
-                return None
-            try:
-                os.utime(p)
-            except OSError:
-                pass
-            return data
+            return None if getattr(_BYPASS, "on", False) else FileStore.get(self, key)
 
         def put(self, key, value):
-            p = os.path.join(self.dir, key + _SUFFIX)
-            if os.path.exists(p) or len(value) > self.max_bytes:
-                return
-            tmp = None
-            try:
-                fd, tmp = tempfile.mkstemp(dir=self.dir, prefix=".tmp-")
-                with os.fdopen(fd, "wb") as f:
-                    f.write(value)
-                os.replace(tmp, p)
-            except OSError:
-                if tmp is not None and os.path.exists(tmp):
-                    os.unlink(tmp)
-                return
-            if self.written is None:
-                self.written = self._scan()[0]
-            else:
-                self.written += len(value)
-            if self.written > self.max_bytes:
-                self.evict()
-
-        def _scan(self):
-            total, entries = 0, []
-            try:
-                with os.scandir(self.dir) as it:
-                    for e in it:
-                        if e.name.endswith(_SUFFIX):
-                            try:
-                                st = e.stat()
-                            except OSError:
-                                continue
-                            total += st.st_size
-                            entries.append((st.st_mtime, e.path, st.st_size))
-            except OSError:
-                pass
-            return total, entries
-
-        def evict(self):
-            """Removes least recently used entries down to 80% of the cap."""
-            total, entries = self._scan()
-            entries.sort()
-            target = 0.8 * self.max_bytes
-            for _, path, size in entries:
-                if total <= target:
-                    break
-                try:
-                    os.unlink(path)
-                    total -= size
-                except OSError:
-                    pass
-            self.written = total
+            if not getattr(_BYPASS, "on", False):
+                FileStore.put(self, key, value)
 
     return AtomicFileCache
+
+
+@contextlib.contextmanager
+def bypassed():
+    """Compiles in the block neither read nor write this cache: for programs that `programs`
+    stores itself (an executable JAX loaded from its cache cannot be serialized again: on
+    XLA:CPU the copy fails when run, 'Function ... not found')."""
+    before = getattr(_BYPASS, "on", False)
+    _BYPASS.on = True
+    try:
+        yield
+    finally:
+        _BYPASS.on = before
+
+
+def uses_own_cache():
+    """True when JAX's persistent cache is this module's (False: none, or the user's own)."""
+    return _STATE.get("cache") is not None
 
 
 def enable():
@@ -155,10 +195,9 @@ def enable():
     if jax.config.jax_compilation_cache_dir:
         return None
     try:
-        mb = float(os.environ.get("TORCHLIKE_CACHE_MAX_MB", "") or _DEFAULT_MB)
         path = default_dir()
         from jax._src import compilation_cache as cc
-        cache = _cache_class()(path, int(mb * 2 ** 20))
+        cache = _cache_class()(path, max_bytes())
     except Exception:  # an unwritable folder, or a JAX without this interface: no cache
         return None
     cc.get_file_cache = lambda _path: (cache, path)

@@ -8,11 +8,11 @@ shape. Only the storage shape, size and stride are static; the offset is a trace
 import functools
 import math
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from . import programs
 from .casting import cast
 
 
@@ -153,10 +153,12 @@ def write_impl(data, offset, values, size, stride):
 @functools.lru_cache(maxsize=None)
 def reader(size, stride):
     """Cached jitted reader for one (size, stride); storage shape and dtype come from JAX's cache."""
-    return jax.jit(functools.partial(read_impl, size=size, stride=stride))
+    return programs.jit(functools.partial(read_impl, size=size, stride=stride),
+                        ("layout.read", size, stride))
 
 
 @functools.lru_cache(maxsize=None)
 def writer(size, stride):
     """Cached jitted writer for one (size, stride)."""
-    return jax.jit(functools.partial(write_impl, size=size, stride=stride))
+    return programs.jit(functools.partial(write_impl, size=size, stride=stride),
+                        ("layout.write", size, stride))

@@ -506,9 +506,9 @@ def _cast_jit(npd):
     """A cached jitted PyTorch-semantics cast to NumPy dtype `npd`."""
     f = _CASTS.get(npd)
     if f is None:
-        import jax
         from .casting import cast
-        f = _CASTS[npd] = jax.jit(lambda a: cast(a, npd))
+        from . import programs
+        f = _CASTS[npd] = programs.jit(lambda a: cast(a, npd), ("tensor.cast", npd))
     return f
 
 

@@ -28,7 +28,7 @@ error with the real sizes.
 """
 import functools
 
-from .._core import buckets
+from .._core import buckets, programs
 from .._core.grad_state import ENABLED as _GRAD
 from .._core.tensor import Tensor, wrap
 from . import registry as _registry   # (mid-import when it imports this module: used at calls)
@@ -111,7 +111,6 @@ def composed(k, slots, masks, post):
     """`k(*dyn)` as one jitted program of `(*dyn, sizes)`: the operands at `slots` (position,
     target shape or None, fills) brought to their targets and filled, `post` applied to the
     result, and the results' padding (`masks`, per output) set to zero."""
-    import jax
 
     def f(*args):
         dyn, sizes = list(args[:-1]), args[-1]
@@ -128,7 +127,7 @@ def composed(k, slots, masks, post):
                                                             if len(masks) == 1 else masks))
         return _masked(out, masks[0], sizes)
     f.__name__ = getattr(k, "__name__", "kernel")
-    return jax.jit(f)
+    return programs.jit(f, ("composed", k, slots, masks, post))
 
 
 def _rescale(out, post, sizes):
@@ -562,7 +561,7 @@ def _concat(d, extent, dtype):
             start[d] = offsets[i]
             out = jax.lax.dynamic_update_slice(out, cast(p, dtype), start)
         return jax.lax.slice_in_dim(out, 0, extent, axis=d)
-    return jax.jit(f)
+    return programs.jit(f, ("bucketed.concat", d, extent, dtype))
 
 
 def gather(view, dims, idxs, size):
@@ -584,7 +583,6 @@ def gather(view, dims, idxs, size):
 
 @functools.lru_cache(maxsize=None)
 def _gatherer(dims):
-    import jax
     import jax.numpy as jnp
 
     def f(a, sizes, *idxs):
@@ -593,7 +591,7 @@ def _gatherer(dims):
             i = jnp.asarray(i)
             key[d] = jnp.where(i < 0, i + sizes[j], i)
         return a[tuple(key)]
-    return jax.jit(f)
+    return programs.jit(f, ("bucketed.gather", dims))
 
 
 RULES = {

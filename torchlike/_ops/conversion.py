@@ -6,7 +6,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._core import buckets
+from .._core import buckets, programs
 from .._core import device as dev
 from .._core import dtype as dt
 from .._core import formats as fmt
@@ -37,7 +37,7 @@ _RESHAPES = {}
 def _reshape_jit(size):
     f = _RESHAPES.get(size)
     if f is None:
-        f = _RESHAPES[size] = jax.jit(lambda a: a.reshape(size))
+        f = _RESHAPES[size] = programs.jit(lambda a: a.reshape(size), ("reshape", size))
     return f
 
 
@@ -121,7 +121,7 @@ _CASTS = {}
 def _cast_kernel(d):
     f = _CASTS.get(d)
     if f is None:
-        f = _CASTS[d] = jax.jit(lambda a: cast(a, d.np))
+        f = _CASTS[d] = programs.jit(lambda a: cast(a, d.np), ("cast", d))
     return f
 
 
@@ -288,7 +288,8 @@ _BCAST = {}
 def _broadcast_kernel(size):
     f = _BCAST.get(size)
     if f is None:
-        f = _BCAST[size] = jax.jit(lambda a: jnp.broadcast_to(a, size))
+        f = _BCAST[size] = programs.jit(lambda a: jnp.broadcast_to(a, size),
+                                          ("broadcast", size))
     return f
 
 
@@ -305,7 +306,8 @@ def _full_array(self, value):
     f = _FILLS.get(key)
     if f is None:
         size, npd = self._size, self.dtype.np
-        f = _FILLS[key] = jax.jit(lambda v: jnp.full(size, _convert_scalar(v, npd), npd))
+        f = _FILLS[key] = programs.jit(lambda v: jnp.full(size, _convert_scalar(v, npd), npd),
+                                       ("fill", key))
     return f(value)
 
 

@@ -5,7 +5,6 @@ legacy constructors (`torch.Tensor(2, 3)`, `torch.FloatTensor`, ...).
 Constant data is built with NumPy and placed on the device, so a new shape compiles nothing.
 """
 import builtins
-import functools
 import math
 import numbers
 import warnings
@@ -22,7 +21,7 @@ from .._core.device import CPU
 from .._core.grad_state import ENABLED as _GRAD
 from .._core.size import Size
 from .._core.storage import Storage
-from .._core import buckets
+from .._core import buckets, programs
 from .._core.tensor import Tensor, _new, wrap
 from .registry import publish, FUNCTIONS, METHODS, OPS
 
@@ -515,17 +514,15 @@ def _complex_out(name, a, b, fn, out):
     return _out_or(t, out)
 
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _complex_kernel(fn):
     if fn == "complex":
-        return jax.jit(lambda re, im: jax.lax.complex(re.astype(jnp.float64 if re.dtype ==
-                                                                 jnp.float64 else jnp.float32),
-                                                      im.astype(jnp.float64 if im.dtype ==
-                                                                jnp.float64 else
-                                                                jnp.float32)))
-    return jax.jit(lambda r, th: jax.lax.complex(
+        return lambda re, im: jax.lax.complex(
+            re.astype(jnp.float64 if re.dtype == jnp.float64 else jnp.float32),
+            im.astype(jnp.float64 if im.dtype == jnp.float64 else jnp.float32))
+    return lambda r, th: jax.lax.complex(
         (r * jnp.cos(th)).astype(jnp.float64 if r.dtype == jnp.float64 else jnp.float32),
-        (r * jnp.sin(th)).astype(jnp.float64 if r.dtype == jnp.float64 else jnp.float32)))
+        (r * jnp.sin(th)).astype(jnp.float64 if r.dtype == jnp.float64 else jnp.float32))
 
 
 @_register

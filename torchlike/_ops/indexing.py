@@ -19,7 +19,7 @@ import numpy as np
 
 from .._core import buckets
 from .._core import dtype as dt
-from .._core import frames, layout
+from .._core import frames, layout, programs
 from .._core.device import put as _to_device
 from .._core.grad_state import ENABLED as _GRAD
 from .._core.tensor import Tensor, _wrap_dim, make_view, wrap
@@ -299,7 +299,7 @@ def _adv_key(ndim, dims, idxs):
 def _gather_kernel(dims):
     def f(a, *idxs):
         return a[_adv_key(a.ndim, dims, idxs)]
-    return jax.jit(f)
+    return programs.jit(f, ("index.gather", dims))
 
 
 @functools.lru_cache(maxsize=None)
@@ -310,7 +310,7 @@ def _put_kernel(dims, accumulate):
         if accumulate:
             return a.at[_adv_key(a.ndim, dims, idxs)].add(v.astype(a.dtype))
         return _set_rule(("adv", dims))(a, v, idxs)
-    return jax.jit(f)
+    return programs.jit(f, ("index.put", dims, accumulate))
 
 
 def _zero_dim_check(index):
@@ -404,7 +404,7 @@ def _merged_take(d, k):
     def f(a, flat):
         merged = a.reshape(a.shape[:d] + (-1,) + a.shape[d + k:])
         return jnp.take(merged, flat, axis=d)
-    return jax.jit(f)
+    return programs.jit(f, ("index.merged_take", d, k))
 
 
 def _host_view(self, size, stride, offset):
@@ -595,7 +595,7 @@ _KERNELS = {}
 def _kernel(key, build):
     k = _KERNELS.get(key)
     if k is None:
-        k = _KERNELS[key] = jax.jit(build())
+        k = _KERNELS[key] = programs.jit(build(), ("index",) + key)
     return k
 
 
@@ -1518,7 +1518,8 @@ class _no_grad:
 @functools.lru_cache(maxsize=None)
 def _embed_fn(size, stride):
     """`a` with the (size, stride, offset) region of its contiguous layout replaced by `s`."""
-    return jax.jit(lambda a, s, off: layout.write_impl(a, off, s, size, stride))
+    return programs.jit(lambda a, s, off: layout.write_impl(a, off, s, size, stride),
+                        ("index.embed", size, stride))
 
 
 def select_scatter(input, src, dim, index):

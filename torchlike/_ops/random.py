@@ -14,7 +14,6 @@ argument, as do the distribution parameters, so new seeds, draws and parameter v
 nothing. A compiled call takes its pair from one `random64()` of the CPU generator, so compiled
 programs draw other numbers than eager code (as `torch.compile`'s do), reproducibly per seed.
 """
-import functools
 import math
 import os
 
@@ -28,6 +27,7 @@ from .._core.layout import is_contiguous
 from .._core.tensor import Tensor, wrap
 from . import cpu_rng
 from .registry import publish, FUNCTIONS, METHODS, OPS, broadcast_shapes_checked, short_name
+from .._core import programs
 
 _DEFAULT_SEED = 67280421310721
 _U64 = (1 << 64) - 1
@@ -305,14 +305,14 @@ _SAMPLERS = {"uniform": _s_uniform, "normal": _s_normal, "randint": _s_randint,
              "poisson": _s_poisson, "perm": _s_perm, "multinomial": _s_multinomial}
 
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _kernel(kind, shape, npdt, statics):
     fn = _SAMPLERS[kind]
 
     def k(k4, *params):
         return fn(_key(k4), shape, npdt, *params, *statics)
     k.__name__ = "sample_" + kind
-    return jax.jit(k)
+    return k
 
 
 def _gen(generator, device):

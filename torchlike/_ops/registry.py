@@ -22,6 +22,7 @@ import jax
 import numpy as np
 
 from .._core import codecache
+from .._core import programs
 from .._core import dtype as dt
 from .._core import frames
 from .._core.device import CPU as _CPU
@@ -212,7 +213,7 @@ def _build_kernel(row, sig, statics, compute):
         return out
 
     kernel.__name__ = row.name
-    return jax.jit(kernel)
+    return programs.jit(kernel, ("op", row.name, sig, statics, compute))
 
 
 def _bad_arg(row, name, v):
@@ -678,7 +679,7 @@ def _build_inplace(k, size, stride, dtype):
         res = k(data, offset, *rest)
         check_inplace_arrays(size, dtype, res)
         return write_impl(data, offset, res, size, stride)
-    return jax.jit(fused)
+    return programs.jit(fused, ("inplace", k, size, stride, dtype))
 
 
 def check_inplace_arrays(size, dtype, res):

@@ -7,7 +7,7 @@ CopySlices, create_graph or autograd.grad go node by node too."""
 import jax
 
 from .. import compile_log
-from .._core import buckets
+from .._core import buckets, programs
 from .graph import AccumulateGrad, JaxNode, _make_vjp
 
 _ENTRIES = {}     # structure key -> [jitted program, or None until its second sighting]
@@ -72,7 +72,8 @@ def program_for(key):
         _ENTRIES[key] = [None]
         return None
     if entry[0] is None:
-        entry[0] = jax.jit(_program(key)) if len(key[0]) <= MAX_NODES else _Chain(key)
+        entry[0] = programs.jit(_program(key), ("fused", key)) if len(key[0]) <= MAX_NODES \
+            else _Chain(key)
     return entry[0]
 
 
@@ -193,7 +194,7 @@ def _segments(key):
         if prog is None:
             if len(_SEGMENTS) > _MAX_SEEN:
                 _SEGMENTS.clear()
-            prog = _SEGMENTS[skey] = jax.jit(_segment_program(skey))
+            prog = _SEGMENTS[skey] = programs.jit(_segment_program(skey), ("segment", skey))
         seg.program = prog
         plan.append(seg)
     return plan

@@ -13,7 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import compile_log
-from .._core import buckets
+from .._core import buckets, programs
 from .._core.tensor import Tensor
 
 _seq = itertools.count()
@@ -336,8 +336,8 @@ def vjp_kernel(fn, diff, present, out_diff, single):
     key = (fn, diff, present, out_diff, single)
     k = _VJPS.get(key)
     if k is None:
-        k = _VJPS[key] = jax.jit(_noted(_make_vjp(fn, diff, present, out_diff, single),
-                                        (fn, diff, present, out_diff)))
+        k = _VJPS[key] = programs.jit(_noted(_make_vjp(fn, diff, present, out_diff, single),
+                                             (fn, diff, present, out_diff)), ("vjp",) + key)
     return k
 
 

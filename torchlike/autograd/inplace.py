@@ -2,7 +2,6 @@
 history is rebased onto the op's node, and an in-place op on a view rebases the view's base
 through a CopySlices node (the base's gradient outside the view region passes through; inside
 it, through the op)."""
-import functools
 
 import jax
 
@@ -10,6 +9,7 @@ from .._core import layout
 from .._core.tensor import Tensor
 from .function import _read, record, record_view
 from .graph import JaxNode, Node, edge_of, node_class, TensorMeta
+from .._core import programs
 
 
 def check_inplace_allowed(t):
@@ -70,14 +70,14 @@ class CopySlices(Node):
         self._op._release()
 
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _region_read(size, stride):
-    return jax.jit(lambda ct, off: layout.read_impl(ct, off, size, stride))
+    return lambda ct, off: layout.read_impl(ct, off, size, stride)
 
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _region_write(size, stride):
-    return jax.jit(lambda ct, off, v: layout.write_impl(ct, off, v, size, stride))
+    return lambda ct, off, v: layout.write_impl(ct, off, v, size, stride)
 
 
 def copy_slices(base, view, op_node):

@@ -12,11 +12,11 @@ lists of arrays (a pytree), and writes params and state back in place (`Tensor._
 """
 from sys import getrefcount as _getrefcount
 
-import jax
 
 from .. import autograd as _autograd
 from .._core.tracing import tracing
 from .._core import dtype as _dt
+from .._core import programs
 from .._core.tensor import Tensor, wrap
 from .optimizer import Optimizer, _to_scalar
 
@@ -30,11 +30,12 @@ def _group_update(rule, flags, params, grads, states, hp):
     return new_params, new_states
 
 
-_KERNEL = jax.jit(_group_update, static_argnums=(0, 1))
+_KERNEL = programs.jit(_group_update, ("optim.update",), static_argnums=(0, 1))
 # The same update writing into the old parameter and state buffers (XLA reuses donated inputs
 # for the outputs): 2.5x faster here for 100 params of 256x256, as PyTorch updates in place.
 # Used only when nothing but the tensors' storages holds those buffers (see `_owned`).
-_DONATING = jax.jit(_group_update, static_argnums=(0, 1), donate_argnums=(2, 4))
+_DONATING = programs.jit(_group_update, ("optim.update",), static_argnums=(0, 1),
+                         donate_argnums=(2, 4))
 
 
 def _owned(tensors, arrays, held=0):

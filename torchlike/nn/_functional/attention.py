@@ -4,7 +4,6 @@
 Each call validates its arguments in Python (with PyTorch's messages) and then runs ONE cached,
 jitted JAX kernel through `apply_jax`, so the whole attention (projections, masking, softmax,
 dropout, output projection) is a single dispatch whose backward is the kernel's vjp."""
-import functools
 import math
 import warnings
 
@@ -14,6 +13,7 @@ import jax.numpy as jnp
 from ..._core.tensor import Tensor
 from ...autograd.function import apply_jax
 from ...amp.dispatch import autocast_op as _autocast_op
+from ..._core import programs
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward",
            "_canonical_mask", "_none_or_dtype"]
@@ -86,7 +86,7 @@ def _additive(mask, dtype, bool_means_masked):
 
 # ---- scaled_dot_product_attention -------------------------------------------------------------
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _sdpa_kernel(is_causal, scale, gqa, p):
     def f(q, k, v, mask, keep):
         if gqa:
@@ -108,7 +108,7 @@ def _sdpa_kernel(is_causal, scale, gqa, p):
         if keep is not None:
             w = w * keep * jnp.asarray(_inv_keep(p), w.dtype)
         return jnp.matmul(w, v)
-    return jax.jit(f)
+    return f
 
 
 @_autocast_op("scaled_dot_product_attention")
@@ -253,7 +253,7 @@ def _linear(x, w, b):
     return y if b is None else y + b
 
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _mha_kernel(num_heads, batched, batch_first, need_weights, average, causal_hint,
                 add_zero_attn, p, nan_dead_rows=False):
     """The whole of `multi_head_attention_forward` after validation, as one JAX function.
@@ -355,7 +355,7 @@ def _mha_kernel(num_heads, batched, batch_first, need_weights, average, causal_h
         elif batch_first:
             o = jnp.swapaxes(o, 0, 1)
         return o
-    return jax.jit(f)
+    return f
 
 
 @_autocast_op("multi_head_attention_forward")

@@ -6,22 +6,21 @@ mask made inside the program from the real key length, joined with the caller's)
 rows equal the exact computation; the dropout keep-mask, drawn at the real sizes as PyTorch draws
 it, is padded on the host. Under autograd the whole program is the node (see `_ops/bucketed`).
 """
-import functools
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
 from ..._core import buckets
 from ..._core.device import put
 from ..._ops import bucketed
+from ..._core import programs
 
 # positions in `_mha_forward`'s operand tuple
 _Q, _K, _V, _MASK, _KPM, _STATIC_K, _STATIC_V, _KEEP = 0, 1, 2, 12, 13, 14, 15, 16
 _BIAS_K = 8
 
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _masking_padded_keys(fn, batch_first):
     """`fn` (an attention kernel) with the keys beyond the real length (the last operand)
     masked through its key padding mask."""
@@ -34,7 +33,7 @@ def _masking_padded_keys(fn, batch_first):
         args[_KPM] = pad if kpm is None else (kpm | pad)
         return fn(*args)
     g.__name__ = getattr(fn, "__name__", "attention")
-    return jax.jit(g)
+    return g
 
 
 def run(fn, operands, num_heads, batch_first, name):

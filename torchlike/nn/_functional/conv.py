@@ -7,7 +7,6 @@ Pooling windows are gathered with static index tables (one per spatial dim, comp
 when the function is built): max pooling takes the first maximum of each window in PyTorch's scan
 order, so its gradient goes to exactly the element PyTorch's recorded index points at (ties
 included); average pooling divides by PyTorch's divisor table."""
-import functools
 import itertools
 import math
 import numbers
@@ -23,6 +22,7 @@ from ..._core.tensor import Tensor
 from ...autograd.function import apply_jax
 from .misc import _cname
 from ...amp.dispatch import autocast_op as _autocast_op
+from ..._core import programs
 
 __all__ = [
     "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
@@ -77,7 +77,7 @@ def _run(fn, operands, name):
 _PAD_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
 
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _conv_fn(nd, stride, padding, dilation, groups, has_bias, transposed, output_padding,
              unbatched, pad_mode, mode_pad):
     dn = _DN[nd]
@@ -108,7 +108,7 @@ def _conv_fn(nd, stride, padding, dilation, groups, has_bias, transposed, output
             y = y[0]
         return y
 
-    return jax.jit(f)
+    return f
 
 
 def _check_conv(nd, name, input, weight, bias, groups, transposed):
@@ -311,7 +311,7 @@ def _pad_value(dtype):
     return jnp.iinfo(dtype).min
 
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _max_fn(tables_key, sizes, return_indices, kind):
     tables = [np.array(t, np.int32) for t in tables_key]
     flat = _flat_table(tables, sizes)
@@ -336,10 +336,10 @@ def _max_fn(tables_key, sizes, return_indices, kind):
         idx = jnp.take_along_axis(ft, am[..., None], -1)[..., 0]
         return out, idx
 
-    return jax.jit(f)
+    return f
 
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _max_window_fn(rank, sizes, k, s, p, ceil):
     """Undilated max pooling as one XLA reduce-window, with no gathered copy of every window.
     Its gradient goes where PyTorch's indices point: a select-and-scatter (`>=`: the first of
@@ -374,7 +374,7 @@ def _max_window_fn(rank, sizes, k, s, p, ceil):
         return (jnp.pad(gx, [(0, n - c) for n, c in zip(x.shape, gx.shape)]),)
 
     pool.defvjp(fwd, bwd)
-    return jax.jit(pool)
+    return pool
 
 
 def _tiled_scatter(keys, g, lead, k):
@@ -514,7 +514,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 # ---- average pooling --------------------------------------------------------------------------
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _avg_fn(tables_key, div_flat, div_shape):
     tables = [np.array(t, np.int32) for t in tables_key]
     div = np.array(div_flat).reshape(div_shape)
@@ -526,7 +526,7 @@ def _avg_fn(tables_key, div_flat, div_shape):
             return (s // jnp.asarray(div, s.dtype)).astype(x.dtype)
         return (s / jnp.asarray(div, s.dtype)).astype(x.dtype)
 
-    return jax.jit(f)
+    return f
 
 
 def _avg_divisors(L, k, s, p, out, include_pad):
@@ -619,7 +619,7 @@ def _adaptive_avg(nd, input, output_size):
     return _run(fn, (input,), f"AdaptiveAvgPool{nd}DBackward0")[0]
 
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _adaptive_avg_fn(tables_key, div_flat, div_shape):
     tables = [np.array(t, np.int32) for t in tables_key]
     div = np.array(div_flat).reshape(div_shape)
@@ -628,7 +628,7 @@ def _adaptive_avg_fn(tables_key, div_flat, div_shape):
         w = _gather_windows(x, tables, 0)
         return (jnp.sum(w, axis=-1) / jnp.asarray(div, x.dtype)).astype(x.dtype)
 
-    return jax.jit(f)
+    return f
 
 
 def adaptive_avg_pool1d(input, output_size):
@@ -686,7 +686,7 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
 
 # ---- max unpooling ----------------------------------------------------------------------------
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _unpool_fn(out_spatial, nd):
     total = int(np.prod(out_spatial))
 
@@ -699,7 +699,7 @@ def _unpool_fn(out_spatial, nd):
         z = z.at[tuple(lead_idx) + (jf,)].set(xf, mode="drop")
         return z.reshape(lead + out_spatial)
 
-    return jax.jit(f)
+    return f
 
 
 def _max_unpool(nd, input, indices, kernel_size, stride, padding, output_size):
@@ -755,7 +755,7 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 # ---- power-average pooling --------------------------------------------------------------------
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _lp_fn(tables_key, div, norm_type, kprod):
     tables = [np.array(t, np.int32) for t in tables_key]
 
@@ -766,7 +766,7 @@ def _lp_fn(tables_key, div, norm_type, kprod):
         out = jnp.sign(out) * jnp.where(a > 0, a, 0)
         return ((out * kprod) ** (1.0 / norm_type)).astype(x.dtype)
 
-    return jax.jit(f)
+    return f
 
 
 def _lp_pool(nd, input, norm_type, kernel_size, stride, ceil_mode):
@@ -791,7 +791,7 @@ def _lp_pool(nd, input, norm_type, kernel_size, stride, ceil_mode):
     return _run(fn, (input,), "PowBackward0")[0]
 
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _lp_fn_div(tables_key, div_flat, div_shape, norm_type, kprod):
     tables = [np.array(t, np.int32) for t in tables_key]
     div = np.array(div_flat, np.float64).reshape(div_shape)
@@ -803,7 +803,7 @@ def _lp_fn_div(tables_key, div_flat, div_shape, norm_type, kprod):
         out = jnp.sign(out) * jnp.where(a > 0, a, 0)
         return ((out * kprod) ** (1.0 / norm_type)).astype(x.dtype)
 
-    return jax.jit(f)
+    return f
 
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
@@ -883,7 +883,7 @@ def _cubic_table(L, out, align, scale, ft):
     return idx, w
 
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _interp_fn(mode, sizes, outs, align, scales, dtype_name):
     nd = len(sizes)
     ft = _opmath(dtype_name)
@@ -912,7 +912,7 @@ def _interp_fn(mode, sizes, outs, align, scales, dtype_name):
                 y = jnp.sum(g * jnp.asarray(w).reshape(shape), axis=ax + 1)
         return y.astype(x.dtype)
 
-    return jax.jit(f)
+    return f
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
@@ -1022,7 +1022,7 @@ def upsample_bilinear(input, size=None, scale_factor=None):
 
 # ---- fold / unfold ----------------------------------------------------------------------------
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _unfold_fn(tables_key, unbatched):
     tables = [np.array(t, np.int32) for t in tables_key]
 
@@ -1035,7 +1035,7 @@ def _unfold_fn(tables_key, unbatched):
         w = w.reshape(n, c, L, -1).transpose(0, 1, 3, 2).reshape(n, -1, L)
         return w[0] if unbatched else w
 
-    return jax.jit(f)
+    return f
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
@@ -1063,7 +1063,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     return _run(fn, (input,), "Im2ColBackward0")[0]
 
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _fold_fn(out_size, k, s, p, d, unbatched):
     tables = [_window_table(L, kk, ss, pp, dd, False) for L, kk, ss, pp, dd in
               zip(out_size, k, s, p, d)]
@@ -1082,7 +1082,7 @@ def _fold_fn(out_size, k, s, p, d, unbatched):
         z = z[:, :, :out_size[0], :out_size[1]]
         return z[0] if unbatched else z
 
-    return jax.jit(f)
+    return f
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
@@ -1114,7 +1114,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
 
 # ---- shuffles ---------------------------------------------------------------------------------
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _pixel_shuffle_fn(r, down):
     def f(x):
         lead = x.shape[:-3]
@@ -1129,7 +1129,7 @@ def _pixel_shuffle_fn(r, down):
         y = y.transpose(tuple(range(nl)) + tuple(nl + i for i in (0, 2, 4, 1, 3)))
         return y.reshape(lead + (c * r * r, h // r, w // r))
 
-    return jax.jit(f)
+    return f
 
 
 def pixel_shuffle(input, upscale_factor):
@@ -1166,7 +1166,7 @@ def pixel_unshuffle(input, downscale_factor):
     return _run(_pixel_shuffle_fn(r, True), (input,), "PixelUnshuffleBackward0")[0]
 
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _channel_shuffle_fn(g):
     def f(x):
         n, c = x.shape[:2]
@@ -1174,7 +1174,7 @@ def _channel_shuffle_fn(g):
         y = x.reshape((n, g, c // g) + rest).swapaxes(1, 2)
         return y.reshape(x.shape)
 
-    return jax.jit(f)
+    return f
 
 
 def channel_shuffle(input, groups):
@@ -1198,7 +1198,7 @@ native_channel_shuffle = channel_shuffle
 
 # ---- affine_grid ------------------------------------------------------------------------------
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _affine_grid_fn(size, align_corners, dtype_name):
     spatial = size[2:]
     nd = len(spatial)
@@ -1220,7 +1220,7 @@ def _affine_grid_fn(size, align_corners, dtype_name):
         g = jnp.einsum("pk,njk->npj", b, theta, precision=_HIGHEST)
         return g.reshape((size[0],) + tuple(spatial) + (nd,))
 
-    return jax.jit(f)
+    return f
 
 
 def affine_grid(theta, size, align_corners=None):
@@ -1352,7 +1352,7 @@ def _gs_cubic_coeffs(t):
     return [c2(t + 1), c1(t), c1(1 - t), c2(2 - t)]
 
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _grid_sample_fn(nd, mode, padding_mode, align, dtype_name):
     ft = jnp.dtype(dtype_name)  # ATen computes in scalar_t (Half/BFloat16 included)
     vec = nd == 2
@@ -1403,7 +1403,7 @@ def _grid_sample_fn(nd, mode, padding_mode, align, dtype_name):
                 out = _gs_sum(v * jnp.concatenate(ws, 1)[:, None], 2)
         return out.astype(x.dtype)
 
-    return jax.jit(f)
+    return f
 
 
 @_autocast_op("grid_sample")
@@ -1473,7 +1473,7 @@ __all__ += ["fractional_max_pool2d", "fractional_max_pool3d",
 _FRAC_LOW = {"float16": (5, 10), "bfloat16": (8, 7)}
 
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _frac_fn(nd, in_sizes, out_sizes, pools, unbatched, dname):
     """PyTorch's fractional max pooling: per plane, the window starts along each dim are
     `int((i + u) * alpha) - int(u * alpha)` (i < out-1; the last is in - pool) with
@@ -1545,7 +1545,7 @@ def _frac_fn(nd, in_sizes, out_sizes, pools, unbatched, dname):
             out, idx = out[0], idx[0]
         return out, idx
 
-    return jax.jit(f)
+    return f
 
 
 def _frac_int_list(v, nd, what, name):

@@ -12,7 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..._core import buckets
+from ..._core import buckets, programs
 from ..._core import dtype as _dt
 from ..._core.tensor import Tensor
 from ..._core.tracing import tracing
@@ -89,7 +89,7 @@ def _kernel(builder):
     """Cache `builder(*static)` (a pure JAX function) jitted, per static key."""
     @functools.lru_cache(maxsize=None)
     def get(*static):
-        return jax.jit(builder(*static))
+        return programs.jit(builder(*static), ("loss", builder, static))
     return get
 
 

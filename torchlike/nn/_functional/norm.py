@@ -3,7 +3,6 @@
 Every normalization is one `apply_jax` call on a cached, jitted pure-JAX function (static
 configuration baked in, so a call is one kernel and one autograd node). Running statistics are
 computed by the same kernel and written into the buffers in place."""
-import functools
 import math
 import numbers
 import warnings
@@ -19,6 +18,7 @@ from ..._core.tensor import Tensor, wrap
 from ..._core.tracing import tracing
 from ...autograd.function import apply_jax
 from ...amp.dispatch import autocast_op as _autocast_op
+from ..._core import programs
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "local_response_norm",
            "rms_norm", "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
@@ -51,7 +51,7 @@ def _write(buf, arr):
 
 # ---- batch / instance norm --------------------------------------------------------------------
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _bn_fn(use_stats, update, eps, instance):
     """(x, w, b, running_mean, running_var, momentum) -> out[, new_mean, new_var]."""
     def f(x, w, b, rm, rv, momentum):
@@ -85,7 +85,7 @@ def _bn_fn(use_stats, update, eps, instance):
         new_m = (1 - momentum) * rm + momentum * m.astype(rm.dtype)
         new_v = (1 - momentum) * rv + momentum * v.astype(rv.dtype)
         return y, new_m.astype(rm.dtype), new_v.astype(rv.dtype)
-    return jax.jit(f)
+    return f
 
 
 def _check_channels(name, t, c, input):
@@ -167,7 +167,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 
 # ---- layer / group / rms norm -----------------------------------------------------------------
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _ln_fn(k, eps, rms):
     def f(x, w, b):
         cd = _compute_dtype(x)
@@ -184,7 +184,7 @@ def _ln_fn(k, eps, rms):
         if b is not None:
             y = y + b.astype(cd)
         return y.astype(x.dtype)
-    return jax.jit(f)
+    return f
 
 
 def _norm_shape(normalized_shape):
@@ -230,7 +230,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
                      "MulBackward0")[0]
 
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _gn_fn(groups, eps):
     def f(x, w, b):
         cd = _compute_dtype(x)
@@ -245,7 +245,7 @@ def _gn_fn(groups, eps):
         if b is not None:
             y = y + b.astype(cd).reshape(bshape)
         return y.astype(x.dtype)
-    return jax.jit(f)
+    return f
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
@@ -269,7 +269,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
                      "NativeGroupNormBackward0")[0]
 
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _lrn_fn(size, alpha, beta, k):
     def f(x):
         sq = jnp.square(x)
@@ -280,7 +280,7 @@ def _lrn_fn(size, alpha, beta, k):
         s = sum(jax.lax.slice_in_dim(sq, i, i + c, axis=1) for i in range(size))
         div = jnp.power(s / size * alpha + k, beta)
         return x / div
-    return jax.jit(f)
+    return f
 
 
 @_autocast_op("local_response_norm")
@@ -303,7 +303,7 @@ def _check_p(p):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _noise_fn(alpha):
     def f(mask, p):
         if alpha:
@@ -312,7 +312,7 @@ def _noise_fn(alpha):
             b = (mask - 1) * (al * a) + al * a * p
             return mask * a, b
         return mask / (1 - p)
-    return jax.jit(f)
+    return f
 
 
 def _dropout_impl(input, p, train, inplace, feature, alpha):
@@ -454,7 +454,7 @@ def _check_range(idx, n):
         raise IndexError("index out of range in self")
 
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _renorm_fn(max_norm, norm_type):
     def f(w, idx):
         idx = idx.reshape(-1)
@@ -470,7 +470,7 @@ def _renorm_fn(max_norm, norm_type):
         norms = norms.astype(jnp.float64)
         scale = jnp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).astype(rows.dtype)
         return w.at[idx].set((rows * scale[:, None]).astype(w.dtype))
-    return jax.jit(f)
+    return f
 
 
 def _embedding_renorm_(weight, input, max_norm, norm_type):
@@ -478,7 +478,7 @@ def _embedding_renorm_(weight, input, max_norm, norm_type):
     _write(weight, new)
 
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _emb_fn(padding_idx, scale_grad_by_freq):
     def f(w, idx):
         out = w[idx]
@@ -491,7 +491,7 @@ def _emb_fn(padding_idx, scale_grad_by_freq):
             sg = jax.lax.stop_gradient(out)
             out = sg + (out - sg) * scale
         return out
-    return jax.jit(f)
+    return f
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
@@ -520,7 +520,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
                      bucket=(1, lambda nd: range(nd)))[0]
 
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _bag_fn(mode, nbags, include_last, padding_idx, has_psw, scale_grad_by_freq):
     def f(w, idx, offsets, psw):
         n = idx.shape[0]
@@ -549,7 +549,7 @@ def _bag_fn(mode, nbags, include_last, padding_idx, has_psw, scale_grad_by_freq)
             cnt = jax.ops.segment_sum(valid.astype(w.dtype), seg, num_segments=nbags + 1)[:nbags]
             s = jnp.where(cnt[:, None] > 0, s / jnp.maximum(cnt, 1)[:, None], 0)
         return s
-    return jax.jit(f)
+    return f
 
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,

@@ -9,7 +9,6 @@ Weights come as the module's flat list (PyTorch's `_flat_weights` order: per lay
 direction: w_ih, w_hh, [b_ih, b_hh], [w_hr]). Gate order matches PyTorch: LSTM (i, f, g, o),
 GRU (r, z, n) with n = tanh(W_in x + b_in + r * (W_hn h + b_hn)).
 """
-import functools
 
 import jax
 import jax.numpy as jnp
@@ -17,6 +16,7 @@ import numpy as np
 
 from ...autograd.function import apply_jax
 from ...amp.dispatch import autocast_op as _autocast_op
+from ..._core import programs
 
 __all__ = []
 
@@ -91,7 +91,7 @@ def _direction(mode, x, h0, c0, w, has_bias, has_proj, valid, reverse):
     return out, h_t, c_t
 
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _rnn_kernel(mode, num_layers, bidirectional, has_bias, has_proj, batch_first, unbatched,
                 packed, h_size, h_out, has_h0, has_dropout):
     """The jitted whole-RNN function for one configuration."""
@@ -164,7 +164,7 @@ def _rnn_kernel(mode, num_layers, bidirectional, has_bias, has_proj, batch_first
                 output = jnp.swapaxes(output, 0, 1)
         return (output, h_n, c_n) if lstm else (output, h_n)
 
-    return jax.jit(f)
+    return f
 
 
 def padded_index(batch_sizes):
@@ -215,7 +215,7 @@ def rnn_forward(mode, input, hx, cx, weights, *, num_layers, bidirectional, has_
     return _named(outs, (last,) + (state,) * (len(outs) - 1))
 
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _cell_kernel(mode, has_bias, unbatched, has_h, hidden_size):
     lstm = mode == "LSTM"
 
@@ -239,7 +239,7 @@ def _cell_kernel(mode, has_bias, unbatched, has_h, hidden_size):
             c_new = c_new[0] if lstm else None
         return (h_new, c_new) if lstm else h_new
 
-    return jax.jit(f)
+    return f
 
 
 @_autocast_op("cell_forward")

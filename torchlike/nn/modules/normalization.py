@@ -1,11 +1,11 @@
 """Mirrors torch.nn LocalResponseNorm, CrossMapLRN2d, LayerNorm, GroupNorm and RMSNorm."""
-import functools
 import numbers
 
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
+from ..._core import programs
 
 __all__ = ["LocalResponseNorm", "CrossMapLRN2d", "LayerNorm", "GroupNorm", "RMSNorm"]
 
@@ -56,11 +56,10 @@ class CrossMapLRN2d(Module):
         return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
 
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _cross_map_fn(size, alpha, beta, k):
     """PyTorch's legacy CrossMapLRN2d forward: a running window sum over channels (with its
     exact boundary handling)."""
-    import jax
     import jax.numpy as jnp
 
     def f(x):
@@ -78,7 +77,7 @@ def _cross_map_fn(size, alpha, beta, k):
             scales.append(cur)
         scale = jnp.stack(scales, axis=1) * (alpha / size) + k
         return jnp.power(scale, -beta) * x
-    return jax.jit(f)
+    return f
 
 
 def _affine_params(module, affine, shape, bias, device, dtype):

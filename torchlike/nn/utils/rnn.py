@@ -3,16 +3,15 @@
 Packing and padding are gathers with index arrays computed on the host from the (CPU)
 lengths / batch sizes; each runs as one cached jitted JAX function through `apply_jax`, so
 gradients flow back to the padded / packed data."""
-import functools
 from collections import namedtuple
 from collections.abc import Iterable
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
 from ..._core.tensor import Tensor
 from ...autograd.function import apply_jax
+from ..._core import programs
 
 __all__ = [
     "PackedSequence",
@@ -144,24 +143,24 @@ def invert_permutation(permutation):
 
 # ---- kernels ----------------------------------------------------------------------------------
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _gather_kernel():
     """rows of `x` (flattened over its first two dims) at `idx`."""
     def f(x, idx):
         return x.reshape((-1,) + x.shape[2:])[idx]
-    return jax.jit(f)
+    return f
 
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _pad_kernel():
     """`data` (N, *) gathered at `idx` (any shape) with index N reading `padding_value`."""
     def f(data, idx, padding_value):
         pad = jnp.full((1,) + data.shape[1:], padding_value).astype(data.dtype)
         return jnp.concatenate([data, pad], 0)[idx]
-    return jax.jit(f)
+    return f
 
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _pad_sequence_kernel(batch_first, left, T):
     def f(seqs, padding_value):
         dt = seqs[0].dtype
@@ -172,7 +171,7 @@ def _pad_sequence_kernel(batch_first, left, T):
             pad = jnp.full((T - s.shape[0],) + trailing, padding_value).astype(dt)
             rows.append(jnp.concatenate([pad, s] if left else [s, pad], 0))
         return jnp.stack(rows, 0 if batch_first else 1)
-    return jax.jit(f)
+    return f
 
 
 def _on_host(sequences):

@@ -1,14 +1,13 @@
 """Mirrors `torch.nn.utils.weight_norm` / `remove_weight_norm` (the deprecated hook form):
 parameter `name` is replaced by a magnitude `name_g` and a direction `name_v`, and a forward
 pre-hook recomputes `name = name_v * (name_g / ||name_v||)` before every forward."""
-import functools
 import warnings
 
-import jax
 import jax.numpy as jnp
 
 from ..._core.tensor import wrap
 from ..parameter import Parameter, UninitializedParameter
+from ..._core import programs
 
 __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm"]
 
@@ -19,16 +18,16 @@ def _keep_axes(ndim, dim):
     return tuple(range(ndim)) if dim == -1 else tuple(a for a in range(ndim) if a != dim)
 
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _norm_fn(ndim, dim):
     axes = _keep_axes(ndim, dim)
-    return jax.jit(lambda v: jnp.sqrt(jnp.sum(v * v, axis=axes, keepdims=dim != -1)))
+    return lambda v: jnp.sqrt(jnp.sum(v * v, axis=axes, keepdims=dim != -1))
 
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _weight_fn(ndim, dim):
     norm = _norm_fn(ndim, dim).__wrapped__
-    return jax.jit(lambda v, g: v * (g / norm(v)))
+    return lambda v, g: v * (g / norm(v))
 
 
 def norm_except_dim(v, dim):

@@ -1,17 +1,16 @@
 """The batched fast path behind `TensorDataset._fast_batch`: one row gather per tensor instead
 of one indexing op per sample plus a stack (each of which is a JAX dispatch)."""
-import functools
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ...._core import programs
 from ...._core.tensor import Tensor, wrap
 
 
-@functools.lru_cache(maxsize=None)
+@programs.factory
 def _take_kernel():
-    return jax.jit(lambda a, idx: jnp.take(a, idx, axis=0, mode="clip"))
+    return lambda a, idx: jnp.take(a, idx, axis=0, mode="clip")
 
 
 def _rows(indices, n):
