@@ -72,6 +72,32 @@ def test_varying_batch_and_length_training_matches_pytorch_and_compiles_per_clas
     assert list(new) == [0] * len(NEW), new
 
 
+def test_known_graph_at_new_size_classes_compiles_its_fused_backward_not_node_vjps():
+    """A training graph seen before at other size classes is fused on its first sighting at
+    new ones: the node-by-node vjps there would be compiled for nothing."""
+    shapes = [(3, 5), (9, 17), (20, 30), (6, 11), (40, 9), (50, 20), (45, 3)]
+    data = _data(shapes)
+    expected = _train(real_torch, _net(real_torch), data)
+    net = _net(torchlike)
+    opt = torchlike.optim.SGD(net.parameters(), lr=0.5)
+    losses, compiled = [], []
+    for x, y in data:
+        with compile_log.record() as log:
+            loss = torchlike.nn.functional.cross_entropy(net(torchlike.from_numpy(x)),
+                                                         torchlike.from_numpy(y))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        losses.append(loss)
+        compiled.append([e.name for e in log.compiles + log.loads])
+    assert_same(expected[0], losses, rtol=1e-5, atol=1e-6)
+    assert_same(expected[1], [p.detach() for p in net.parameters()], rtol=1e-4, atol=1e-5)
+    # batch 40 is a new class (64 x 32): its first step compiles the fused backward directly
+    vjps = [n for n in compiled[4] if n.endswith("_backward") and n != "fused_backward"]
+    assert "fused_backward" in compiled[4] and not vjps, compiled[4]
+    assert compiled[5:] == [[], []], compiled[5:]
+
+
 def _padded_input(lib, n, width=5, seed=3):
     """A host-made tensor at a line whose sizes change (padded in torchlike from the 2nd on)."""
     rng = np.random.RandomState(seed)

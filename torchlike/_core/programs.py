@@ -84,8 +84,9 @@ def _named(obj):
 
 
 def _describe(a):
-    """The operand-type part of a signature: an array's aval; None, a tuple, list or dict (with
-    sortable keys) of operands, a Python or NumPy scalar, a NumPy array; raises Unstable for
+    """The operand-type part of a signature, as jit's dispatch sees it: an array (a JAX or
+    NumPy array or NumPy scalar: shape, dtype, weak type), None, a tuple, list or dict (with
+    sortable keys) of operands, a Python scalar (its type: weakly typed); raises Unstable for
     anything else."""
     t = type(a)
     if a is None:
@@ -98,24 +99,22 @@ def _describe(a):
         return t
     aval = getattr(a, "aval", None)
     if aval is not None:
-        return aval
+        return ("a", aval.shape, aval.dtype, aval.weak_type)
     if isinstance(a, (np.ndarray, np.generic)):
-        return ("np", a.dtype, a.shape)
+        return ("a", a.shape, a.dtype, False)
     raise Unstable(a)
 
 
 def _sig_text(d):
     if d is None:
         return "-"
-    if isinstance(d, tuple):
-        if d and d[0] == "np":
-            return f"np:{d[1].str}{list(d[2])}"
-        if d[0] is dict:
-            return "dict(" + ",".join(f"{k!r}:{_sig_text(v)}" for k, v in d[1:]) + ")"
-        return d[0].__name__ + "(" + ",".join(map(_sig_text, d[1:])) + ")"
     if isinstance(d, type):
         return d.__name__
-    return d.str_short() + ("~" if d.weak_type else "")
+    if d[0] == "a":
+        return f"{d[2]}{list(d[1])}" + ("~" if d[3] else "")
+    if d[0] is dict:
+        return "dict(" + ",".join(f"{k!r}:{_sig_text(v)}" for k, v in d[1:]) + ")"
+    return d[0].__name__ + "(" + ",".join(map(_sig_text, d[1:])) + ")"
 
 
 def _source_hash():

@@ -2,8 +2,10 @@
 of a graph seen before runs as ONE jitted XLA program (all node vjps fused), keyed by the graph's
 structure (each node's kernel, differentiated operands, edges); a graph of more than MAX_NODES
 runs as a chain of segment programs, so compile time stays bounded. The first sighting of a structure
-runs node by node (no big compile for one-off graphs); graphs with hooks, custom Functions,
-CopySlices, create_graph or autograd.grad go node by node too."""
+runs node by node (no big compile for one-off graphs), unless the same graph was seen before at
+other shapes (a training loop whose batch or sequence sizes change: the node vjps at the new
+shapes would be compiled for nothing); graphs with hooks, custom Functions, CopySlices,
+create_graph or autograd.grad go node by node too."""
 import jax
 
 from .. import compile_log
@@ -11,6 +13,7 @@ from .._core import buckets, programs
 from .graph import AccumulateGrad, JaxNode, _make_vjp
 
 _ENTRIES = {}     # structure key -> [jitted program, or None until its second sighting]
+_FAMILIES = {}    # a structure with its kernels by name only (shape-free) -> sightings
 _MAX_SEEN = 4096
 
 
@@ -63,18 +66,31 @@ def plan(roots):
 
 def program_for(key):
     """The jitted backward program of structure `key` if it was seen before (compiled on its
-    second sighting), else None; counts the sighting. One dict lookup: hashing a key costs."""
+    second sighting, or its first when its family was seen at other shapes), else None; counts
+    the sighting. One dict lookup on the warm path: hashing a key costs."""
     entry = _ENTRIES.get(key)
     if entry is None:
         if len(_ENTRIES) > _MAX_SEEN:   # forget one-off structures, keep compiled programs
             for k in [k for k, e in _ENTRIES.items() if e[0] is None]:
                 del _ENTRIES[k]
-        _ENTRIES[key] = [None]
-        return None
+            _FAMILIES.clear()
+        entry = _ENTRIES[key] = [None]
+        family = _family(key)
+        if family not in _FAMILIES:
+            _FAMILIES[family] = True
+            return None
     if entry[0] is None:
         entry[0] = programs.jit(_program(key), ("fused", key)) if len(key[0]) <= MAX_NODES \
             else _Chain(key)
     return entry[0]
+
+
+def _family(key):
+    """`key` with each node's kernel by name: the same graph at other shapes (its kernels are
+    other programs there) has the same family."""
+    specs, root_spec, n_leaves = key
+    return tuple([((getattr(sig[0], "__name__", None),) + sig[1:], edges)
+                  for sig, edges in specs]), root_spec, n_leaves
 
 
 def run(program, order, root_cts):
