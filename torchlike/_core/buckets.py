@@ -24,6 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import programs
+from .device import transfer as _transfer
 from .layout import contiguous_strides
 
 ENABLED = [os.environ.get("TORCHLIKE_BUCKETS", "1").strip().lower() not in ("0", "off", "false",
@@ -61,7 +62,7 @@ def unpadded(phys, shape):
     if phys.nbytes <= _HOST_BYTES and _on_cpu(phys):
         import numpy as np
         block = np.asarray(phys)[tuple(slice(0, n) for n in shape)]
-        return jax.device_put(np.ascontiguousarray(block), next(iter(phys.devices())))
+        return _transfer(np.ascontiguousarray(block), next(iter(phys.devices())))
     return _slicer(shape)(phys)
 
 
@@ -84,7 +85,7 @@ def consts(values):
         import numpy as np
         if len(_CONSTS) > 4096:
             _CONSTS.clear()
-        a = _CONSTS[values] = jax.device_put(np.asarray(values, np.int64))
+        a = _CONSTS[values] = _transfer(np.asarray(values, np.int64))
     return a
 
 
@@ -108,7 +109,7 @@ def pad_to(a, shape):
         import numpy as np
         h = np.asarray(a)[tuple(slice(0, n) for n in shape)]
         h = np.pad(h, [(0, n - m) for n, m in zip(shape, h.shape)])
-        return jax.device_put(h, next(iter(a.devices())))
+        return _transfer(h, next(iter(a.devices())))
     return _padder(shape)(a)
 
 

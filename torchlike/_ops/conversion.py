@@ -72,6 +72,8 @@ def _format_strides(t, memory_format):
 
 
 def _to_device_array(a, d):
+    if isinstance(a, (np.ndarray, np.generic)):
+        return dev.transfer(a, dev.jax_device(d))
     return jax.device_put(a, dev.jax_device(d))
 
 

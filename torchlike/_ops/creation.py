@@ -35,7 +35,7 @@ def place(np_array, device=None):
     d = dev.canonical(device) or CPU
     # device_put compiles nothing (jnp.array(..., copy=True) compiles a copy kernel per shape);
     # the NumPy copy keeps the new tensor from aliasing a caller's array
-    return jax.device_put(np.array(np_array, copy=True), dev.jax_device(d)), d
+    return dev.transfer(np.array(np_array, copy=True), dev.jax_device(d)), d
 
 
 def finish(array, dtype, device, requires_grad):

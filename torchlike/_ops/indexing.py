@@ -20,7 +20,7 @@ import numpy as np
 from .._core import buckets
 from .._core import dtype as dt
 from .._core import frames, layout, programs
-from .._core.device import put as _to_device
+from .._core.device import put as _to_device, transfer as _transfer
 from .._core.grad_state import ENABLED as _GRAD
 from .._core.tensor import Tensor, _wrap_dim, make_view, wrap
 from .._core.tracing import tracing
@@ -621,7 +621,7 @@ def _scalar_array(value, d):
     if cached is None:
         if len(_SCALAR_ARRAYS) > 4096:
             _SCALAR_ARRAYS.clear()
-        cached = _SCALAR_ARRAYS[key] = jax.device_put(a)
+        cached = _SCALAR_ARRAYS[key] = _transfer(a)
     return cached
 
 

@@ -338,7 +338,7 @@ def _sample(kind, shape, dtype, device, generator, *params, statics=(), stride=N
         e = g._host()
         if e is not None:
             return _on_host(host, e, tuple(shape), dtype, params, stride, device)
-    k4 = jax.device_put(g._next_key(), dev.jax_device(device))
+    k4 = dev.transfer(g._next_key(), dev.jax_device(device))
     params = tuple(np.asarray(p) if isinstance(p, (int, float, np.number)) and
                    not isinstance(p, bool) else p for p in params)
     return _kernel(kind, tuple(shape), np.dtype(dtype.np), tuple(statics))(k4, *params)
@@ -395,7 +395,7 @@ def _on_host(host, e, shape, dtype, params, stride, device):
         arr = vals.reshape([shape[i] for i in perm]).transpose(np.argsort(perm))
     if dtype.is_complex:
         arr = (arr[..., 0] + 1j * arr[..., 1]).astype(dtype.np)
-    return jax.device_put(np.asarray(arr, order="C"), dev.jax_device(device))
+    return dev.transfer(np.asarray(arr, order="C"), dev.jax_device(device))
 
 
 # ---- argument helpers ---------------------------------------------------------------------------

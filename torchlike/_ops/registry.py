@@ -25,7 +25,7 @@ from .._core import codecache
 from .._core import programs
 from .._core import dtype as dt
 from .._core import frames
-from .._core.device import CPU as _CPU
+from .._core.device import CPU as _CPU, transfer
 from .._core.grad_state import ENABLED as _GRAD
 from .._core.autocast_state import ACTIVE as _AUTOCAST, HOOK as _AUTOCAST_HOOK
 from .._core.formats import dense_strides
@@ -411,7 +411,7 @@ def _device_scalar(v):
     if a < 2 or tracing() or (not v and type(v) is not int and type(v) is not bool):
         _SCALARS[key] = a + 1
         return _NP_SCALAR[type(v)](v)
-    a = _SCALARS[key] = jax.device_put(_NP_SCALAR[type(v)](v))  # no program, unlike asarray
+    a = _SCALARS[key] = transfer(_NP_SCALAR[type(v)](v))  # no program, unlike asarray
     return a
 
 

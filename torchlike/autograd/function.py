@@ -9,6 +9,7 @@ import jax
 import numpy as np
 
 from .._core import grad_state
+from .._core.device import transfer
 from .._core.tracing import tracing
 from .._core import layout as _layout
 from .._core.tensor import Tensor, wrap
@@ -192,7 +193,7 @@ def _primal(src):
     if z is None:
         if len(_PLACEHOLDERS) >= 64:
             _PLACEHOLDERS.clear()
-        z = _PLACEHOLDERS[key] = jax.device_put(np.zeros(src._size, src.dtype.np), device)
+        z = _PLACEHOLDERS[key] = transfer(np.zeros(src._size, src.dtype.np), device)
     return z
 
 
