@@ -100,8 +100,16 @@ def _filled(a, fills, sizes):
     `sizes`)) set to `value` (a number, "lowest" or "highest")."""
     import jax
     import jax.numpy as jnp
-    for d, value, j in fills:
-        keep = jax.lax.broadcasted_iota(jnp.int64, a.shape, d) < sizes[j]
+    i = 0
+    while i < len(fills):
+        value = fills[i][1]
+        keep = None   # consecutive dims with one value: one select, its mask built from 1-D
+        while i < len(fills) and fills[i][1] == value:   # iotas broadcast (a small program)
+            d, _, j = fills[i]
+            line = jax.lax.broadcasted_iota(jnp.int64, (a.shape[d],), 0) < sizes[j]
+            line = jax.lax.broadcast_in_dim(line, a.shape, (d,))
+            keep = line if keep is None else keep & line
+            i += 1
         a = jnp.where(keep, a, jnp.asarray(_fill_value(value, a.dtype), a.dtype))
     return a
 
