@@ -2,6 +2,7 @@
 
 Where a GPU is needed the test runs the real check when `torchlike.cuda.is_available()`, and
 otherwise asserts the CPU-only behaviour (real torch here is a CPU-only build)."""
+import numpy as np
 import pytest
 
 import torchlike
@@ -101,3 +102,34 @@ def test_gpu_roundtrip_or_cpu_only():
     assert isinstance(T.cuda.get_device_name(0), str)
     T.cuda.synchronize()
     assert T.cuda.memory_allocated() >= 0
+
+
+@pytest.mark.parametrize("value", [np.arange(6, dtype=np.int64).reshape(2, 3),
+                                   np.float32(2.5), np.array(True), np.zeros((0, 4)),
+                                   np.ones((3, 4), np.float32)[:, ::2],
+                                   np.array([1 + 2j], np.complex64)])
+def test_transfer_is_jax_device_put(value):
+    """`device.transfer` (XLA's C++ host-to-device copy) makes what `jax.device_put` makes:
+    same dtype, shape, values and committedness, on the default device or a given one."""
+    import jax
+    from torchlike._core import device
+    for target in (None, jax.devices()[0]):
+        got, want = device.transfer(value, target), jax.device_put(value, target)
+        assert type(got) is type(want)
+        assert (got.dtype, got.shape, got.committed, got.weak_type) == \
+            (want.dtype, want.shape, want.committed, want.weak_type)
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def test_transfer_inside_a_trace_is_staged():
+    import jax
+    from torchlike._core import device
+    seen = []
+
+    @jax.jit
+    def f(x):
+        k = device.transfer(np.arange(3))
+        seen.append(isinstance(k, jax.core.Tracer))
+        return x + k
+    np.testing.assert_array_equal(np.asarray(f(np.ones(3, np.int64))), [1, 2, 3])
+    assert seen == [True]

@@ -275,10 +275,16 @@ class _Program:
             if len(self.exes) > 256:   # called at ever new shapes: keep the latest
                 self.exes.clear()
             self.exes[sig] = exe
-        params = exe._params
-        outs, out_flat, args_flat = _Compiled.call(params, *dyn)
-        fast = _fastpath(exe._executable, params.out_tree, args_flat, out_flat, (), (), None,
-                         params.const_args)
+        try:
+            params = exe._params
+            outs, out_flat, args_flat = _Compiled.call(params, *dyn)
+        except Exception:   # (JAX internals that differ; a real error is raised again here)
+            return self.jitted(*args), None, False
+        try:
+            fast = _fastpath(exe._executable, params.out_tree, args_flat, out_flat, (), (),
+                             None, params.const_args)
+        except Exception:   # no C++ entry: later calls come back here, still without a trace
+            fast = None
         return outs, fast, False
 
     def _disk_key(self, types, statics):
