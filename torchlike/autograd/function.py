@@ -134,22 +134,34 @@ def _apply_bucketed(fn, operands, device, bucket, name):
 
 # ---- views ------------------------------------------------------------------------------------
 
-def _read(size, stride):
-    return _READERS_JIT(size, stride)
+class _ViewFn:
+    """A view's value as a function of its source's value (the kernel of the view's node):
+    `read_impl` at (size, stride), or a gather of `size` by flat index. Named by value, so that
+    the programs it is part of (its vjp, fused backwards) are kept on disk."""
+
+    __slots__ = ("size", "stride", "__name__")
+
+    def __init__(self, size, stride=None):
+        self.size, self.stride = size, stride
+        self.__name__ = "view_read" if stride is not None else "view_gather"
+
+    def __call__(self, src, arg):
+        if self.stride is None:
+            return src.reshape(-1)[arg]
+        return _layout.read_impl(src, arg, self.size, self.stride)
+
+    def __repr__(self):
+        return f"_ViewFn({self.size!r}, {self.stride!r})"
 
 
 @functools.lru_cache(maxsize=None)
-def _READERS_JIT(size, stride):
-    def f(src, offset):
-        return _layout.read_impl(src, offset, size, stride)
-    return f
+def _read(size, stride):
+    return _ViewFn(size, stride)
 
 
 @functools.lru_cache(maxsize=None)
 def _gather_fn(size):
-    def f(src, index):
-        return src.reshape(-1)[index]
-    return f
+    return _ViewFn(size)
 
 
 def record_view(src, view, name):
