@@ -347,6 +347,22 @@ def test_scatter_reduce_argument_is_not_differentiable():
     check(run, "tensor")
 
 
+def test_scatter_reduce_backward_raises_every_time():
+    """A graph seen again (whose backward would otherwise run fused) keeps its node's error."""
+    def run(torch):
+        errors = []
+        for n in (2, 2, 2, 3, 3):
+            x = torch.ones(n + 1, 4, requires_grad=True)
+            y = x.scatter(0, torch.zeros(1, 4, dtype=torch.long), 2.0, reduce="add")
+            try:
+                (y * 2).sum().backward()
+                errors.append(None)
+            except RuntimeError as e:
+                errors.append(str(e))
+        return errors
+    check(run)
+
+
 def test_out_argument_with_grad():
     check(lambda torch: torch.gather(torch.tensor(X, requires_grad=True), 0,
                                      torch.tensor([[0]]), out=torch.empty(1, 1)))

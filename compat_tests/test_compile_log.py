@@ -68,6 +68,7 @@ def test_changed_static_argument_names_the_key_part():
 def test_backward_programs_are_reported():
     from torchlike.autograd import fused
     fused._ENTRIES.clear()   # the graph's structure may have been seen by another test
+    fused._FAMILIES.clear()
     _forget("fused_backward")
     w = torch.ones(_fresh(4), requires_grad=True)
     with compile_log.record() as log:

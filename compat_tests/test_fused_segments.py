@@ -15,8 +15,10 @@ def small_segments(monkeypatch):
     monkeypatch.setattr(fused, "MAX_NODES", 12)
     monkeypatch.setattr(fused, "SEGMENT_MIN", 4)
     fused._ENTRIES.clear()
+    fused._FAMILIES.clear()    # (a structure seen at other shapes is fused on first sight)
     yield
     fused._ENTRIES.clear()
+    fused._FAMILIES.clear()
 
 
 def _graphs(torch):

@@ -43,7 +43,7 @@ def plan(roots):
                         index[nxt] = ~len(leaves)
                         leaves.append(nxt)
                         continue
-                    if (type(nxt) is not JaxNode and not isinstance(nxt, JaxNode)) or \
+                    if (type(nxt) is not JaxNode and not _fusable(nxt)) or \
                             nxt._pre_hooks or nxt._hooks or nxt._freed:
                         return None
                     index[nxt] = None
@@ -54,7 +54,7 @@ def plan(roots):
                 post.append(node)
     post.reverse()
     for i, node in enumerate(post):
-        if not isinstance(node, JaxNode) or node._pre_hooks or node._hooks or node._freed:
+        if not _fusable(node) or node._pre_hooks or node._hooks or node._freed:
             return None
         index[node] = i
     specs = tuple([(node._sig, tuple([(index[nxt], nr) if nxt is not None else None
@@ -62,6 +62,12 @@ def plan(roots):
                    for node in post])
     root_spec = tuple([(index[n], nr) for n, nr in roots])
     return (specs, root_spec, len(leaves)), post, leaves
+
+
+def _fusable(node):
+    """A JaxNode whose backward is its kernel's vjp (a subclass with its own `apply`, one that
+    raises PyTorch's 'not implemented' say, goes node by node)."""
+    return isinstance(node, JaxNode) and type(node).apply is JaxNode.apply
 
 
 def program_for(key):
