@@ -15,6 +15,20 @@ import torch
 import torchlike
 from torchlike._core import programs
 
+_TRAIN = """
+def train(torch, model):
+    opt = torch.optim.Adam(model.parameters(), lr=0.01)
+    x = torch.arange(24, dtype=torch.float32).reshape(4, 6) / 10
+    losses = []
+    for step in range(3):
+        loss = torch.nn.functional.cross_entropy(model(x), torch.tensor([0, 1, 2, 1]))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return losses, x
+"""
+
 _SCRIPT = r'''
 import json, sys
 import jax
@@ -22,18 +36,11 @@ PRECISION
 import torchlike as torch
 from torchlike import compile_log
 from torchlike._core import programs
+TRAIN
 torch.manual_seed(0)
 model = torch.nn.Sequential(torch.nn.Linear(6, 5), torch.nn.GELU(), torch.nn.Linear(5, 3))
-opt = torch.optim.Adam(model.parameters(), lr=0.01)
-x = torch.arange(24, dtype=torch.float32).reshape(4, 6) / 10
-losses = []
 with compile_log.record() as log:
-    for step in range(3):
-        loss = torch.nn.functional.cross_entropy(model(x), torch.tensor([0, 1, 2, 1]))
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        losses.append(loss.item())
+    losses, x = train(torch, model)
     seq = [model(x[:n]).sum().item() for n in (1, 2, 3)]   # sizes that change: bucketed
 print(json.dumps({"counts": compile_log.counts(), "losses": losses, "seq": seq,
                   "stats": programs.stats(),
@@ -46,7 +53,7 @@ def _run(tmp_path, precision=None, **env):
     script = tmp_path / "prog_script.py"
     line = f"jax.config.update('jax_default_matmul_precision', {precision!r})" if precision \
         else ""
-    script.write_text(_SCRIPT.replace("PRECISION", line))
+    script.write_text(_SCRIPT.replace("PRECISION", line).replace("TRAIN", _TRAIN))
     full = {k: v for k, v in os.environ.items() if k not in ("TORCHLIKE_CACHE_DIR",
                                                                 "TORCHLIKE_COMPILE_CACHE",
                                                                 "JAX_COMPILATION_CACHE_DIR")}
@@ -66,15 +73,9 @@ def _torch_reference():
     with torch.no_grad():
         for p, q in zip(model.parameters(), tl.parameters()):
             p.copy_(torch.from_numpy(q.detach().numpy()))
-    opt = torch.optim.Adam(model.parameters(), lr=0.01)
-    x = torch.arange(24, dtype=torch.float32).reshape(4, 6) / 10
-    losses = []
-    for _ in range(3):
-        loss = torch.nn.functional.cross_entropy(model(x), torch.tensor([0, 1, 2, 1]))
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        losses.append(loss.item())
+    space = {}
+    exec(_TRAIN, space)
+    losses, _ = space["train"](torch, model)
     return losses, [p.detach().numpy() for p in model.parameters()]
 
 
