@@ -84,10 +84,10 @@ def _named(obj):
 
 
 def _describe(a):
-    """The operand-type part of a signature, as jit's dispatch sees it: an array (a JAX or
-    NumPy array or NumPy scalar: shape, dtype, weak type), None, a tuple, list or dict (with
-    sortable keys) of operands, a Python scalar (its type: weakly typed); raises Unstable for
-    anything else."""
+    """The operand-type part of a signature, as jit's dispatch sees it: an array (a JAX array
+    on the default device, a NumPy array or scalar: shape, dtype, weak type), None, a tuple,
+    list or dict (with sortable keys) of operands, a Python scalar (its type: weakly typed);
+    raises Unstable for anything else."""
     t = type(a)
     if a is None:
         return None
@@ -99,10 +99,21 @@ def _describe(a):
         return t
     aval = getattr(a, "aval", None)
     if aval is not None:
+        if a.sharding != _home():   # an executable is compiled for its device
+            raise Unstable(a)
         return ("a", aval.shape, aval.dtype, aval.weak_type)
     if isinstance(a, (np.ndarray, np.generic)):
         return ("a", a.shape, a.dtype, False)
     raise Unstable(a)
+
+
+def _home():
+    """The sharding of an array on JAX's default device: programs run there only (a CPU
+    tensor beside a GPU default device gets the plain jitted call)."""
+    home = _STATE.get("home")
+    if home is None:
+        home = _STATE["home"] = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+    return home
 
 
 def _sig_text(d):
