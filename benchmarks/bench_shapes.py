@@ -22,6 +22,7 @@ still differ (the libraries' random streams differ).
    batch 32 x 16 on a synthetic corpus of names; every 200 steps an evaluation at batch 100
    (no_grad) and 10 names sampled character by character (<= 12 chars, multinomial).
    Target: total <= 2x torch; traces and compiles in the fixed-shape stretch (steps 2..199) = 0.
+   Each training scenario also runs a second torchlike process on the cache the first filled.
 3. varshape: 200 batches of batch size U[1, 64] x length U[1, 128]: embedding(100, 64) ->
    TransformerEncoderLayer(64, 4, 128, batch_first=True) -> mean over the sequence -> linear to
    10 classes, cross-entropy, backward, SGD. Target: total <= 2x torch.
@@ -426,8 +427,18 @@ def scenario_sampling(quick, timeout, notes):
                          f"{t['tokens'] == t['tokens_again']})")
 
 
-def _train_rows(label, t, l, err_t, err_l):
-    for who, err in (("torch", err_t), ("torchlike", err_l)):
+def _run_twice(scenario, quick, timeout):
+    """torchlike's child run twice on one new cache folder: (first, its error, second, its
+    error)."""
+    with tempfile.TemporaryDirectory(prefix="bench_shapes_cache_") as cache:
+        l, err_l, _ = run_child("torchlike", scenario, quick, timeout, cache)
+        l2, err_2, _ = run_child("torchlike", scenario, quick, timeout, cache)
+    return l, err_l, l2, err_2
+
+
+def _train_rows(label, t, runs, err_t):
+    l, err_l, l2, err_2 = runs
+    for who, err in (("torch", err_t), ("torchlike", err_l), ("torchlike (2nd process)", err_2)):
         if err:
             failed_row(label, who, err)
     row("import", get(t, "import_s"), get(l, "import_s"))
@@ -435,6 +446,7 @@ def _train_rows(label, t, l, err_t, err_l):
     tt, lt = get(t, "total_s"), get(l, "total_s")
     row("loop total (empty cache)", tt, lt, counts=get(l, "counts"), target="<= 2x torch",
         ok=None if None in (tt, lt) else lt <= 2 * tt)
+    row("loop total, 2nd process (cache)", tt, get(l2, "total_s"), counts=get(l2, "counts"))
     row("peak RSS", get(t, "maxrss_mb"), get(l, "maxrss_mb"), unit="MB")
 
 
@@ -444,9 +456,9 @@ def scenario_charrnn(quick, timeout, notes):
           f"every {every}: eval at 100x16 + 10 sampled names")
     print(HEAD)
     t, err_t, _ = run_child("torch", "charrnn", quick, timeout)
-    with tempfile.TemporaryDirectory(prefix="bench_shapes_cache_") as cache:
-        l, err_l, _ = run_child("torchlike", "charrnn", quick, timeout, cache)
-    _train_rows("charrnn", t, l, err_t, err_l)
+    runs = _run_twice("charrnn", quick, timeout)
+    l = runs[0]
+    _train_rows("charrnn", t, runs, err_t)
     fx = get(l, "fixed")
     if fx:
         ok = fx["traces"] == 0 and fx["compiles"] == 0
@@ -472,9 +484,9 @@ def scenario_varshape(quick, timeout, notes, kind):
           f"mean -> 10, CE, SGD")
     print(HEAD)
     t, err_t, _ = run_child("torch", name, quick, timeout)
-    with tempfile.TemporaryDirectory(prefix="bench_shapes_cache_") as cache:
-        l, err_l, _ = run_child("torchlike", name, quick, timeout, cache)
-    _train_rows(name, t, l, err_t, err_l)
+    runs = _run_twice(name, quick, timeout)
+    l = runs[0]
+    _train_rows(name, t, runs, err_t)
     if t and l:
         notes.append(f"{name}: {l['distinct_shapes']} distinct (batch, length) shapes; mean "
                      f"loss torch {t['mean_loss']:.4f}, torchlike {l['mean_loss']:.4f}"
