@@ -2,17 +2,21 @@
 
 JAX's persistent cache (`disk_cache.py`) saves XLA's compile, but a program read from it is
 still traced and lowered first, ~25 ms per program on a small CPU: more than the load itself,
-and the most of a second run's start-up. A `Program` is a jitted function with a *key* that
-determines it (the op-table row, its static arguments, the kernels it composes...). It keeps
-its executables per operand types, and on disk in `<cache>/programs`, under a hash of: its
-key, the operand types, JAX's trace context (x64, matmul precision...), the backend, JAX's
-version, XLA_FLAGS and torchlike's own source. A second process deserializes them (~3 ms each)
-and never traces. Same folder rules, switch and size cap as the compilation cache.
+and the most of a second run's start-up. `jit(fun, key)` makes a jitted function whose *key*
+determines it (the op-table row and its static arguments, the kernels it composes...;
+`factory` keys a cached builder by its name and arguments). Its cache misses go to a
+`_Program`, which loads the executable for the operand types from `<cache>/programs`, or
+compiles and stores it there, under a hash of: the key, the operand types, JAX's trace context
+(x64, matmul precision...), the device kind, JAX's version, XLA_FLAGS and torchlike's own
+source; the executable then enters JAX's C++ dispatch as jit's own would. A second process
+deserializes them (~4 ms each) and never traces. Same folder rules and switch as the
+compilation cache, with a size cap of its own.
 
-Not used (a plain `jax.jit` instead) with the caches off, with more than one device or process
-(an executable is compiled for its devices), inside a JAX trace (the call is staged into the
-outer program as a nested jit), and not on disk for a key holding anything whose identity is
-not stable across processes (a user's function, an object without a value-like repr).
+Not used (the plain `jax.jit` call instead) with the caches off, with more than one device or
+process, for arrays off JAX's default device (an executable is compiled for its devices),
+inside a JAX trace (the call is staged into the outer program as a nested jit), and not on disk
+for a key holding anything whose identity is not stable across processes (a user's function,
+an object without a value-like repr).
 """
 import enum
 import functools
