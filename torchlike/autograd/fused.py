@@ -13,7 +13,7 @@ from .._core import buckets, programs
 from .graph import AccumulateGrad, JaxNode, _make_vjp
 
 _ENTRIES = {}     # structure key -> [jitted program, or None until its second sighting]
-_FAMILIES = {}    # a structure with its kernels by name only (shape-free) -> sightings
+_FAMILIES = {}    # structures with their kernels by name only (shape-free) seen -> True
 _MAX_SEEN = 4096
 
 
@@ -54,7 +54,8 @@ def plan(roots):
                 post.append(node)
     post.reverse()
     for i, node in enumerate(post):
-        if not _fusable(node) or node._pre_hooks or node._hooks or node._freed:
+        if (type(node) is not JaxNode and not _fusable(node)) or node._pre_hooks or \
+                node._hooks or node._freed:
             return None
         index[node] = i
     specs = tuple([(node._sig, tuple([(index[nxt], nr) if nxt is not None else None
