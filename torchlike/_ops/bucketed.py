@@ -252,6 +252,7 @@ def run_fn(fn, operands, reads, targets, fills, outs, name, device, logical=None
     """`apply_jax` for function `fn` of `operands` (tensors read as `reads`: operand index ->
     array) on padded extents (see `run_row`): a tuple of tensors, the node recorded under
     autograd."""
+    from ..autograd import residuals
     from ..autograd.function import record
     tracking = _tracking(operands)
     dyn, tracked = [], []
@@ -267,11 +268,11 @@ def run_fn(fn, operands, reads, targets, fills, outs, name, device, logical=None
     specs = [(dyn[i], operands[i]._size, targets.get(i, dyn[i].shape), fills.get(i, {}))
              for i in reads]
     launch = _Launch(fn, dyn, specs, list(outs), bool(tracked))
-    res = launch.run()
+    res, saved = residuals.run(launch.fn, launch.dyn, tracked)
     tensors, single = launch.tensors(res, device, logical)
     if tracked:
         record(name or "JaxFunctionBackward0", launch.fn, launch.dyn, tracked, tensors, single,
-               "none")
+               "none", res=saved)
     return tuple(tensors)
 
 

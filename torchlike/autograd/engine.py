@@ -209,5 +209,6 @@ def _fused_backward(roots, grads, retain_graph):
         for node in order:  # JaxNode._release, inlined: this loop runs every training step
             node._freed = True
             node._dyn = None
+            node._res = None
             node._inputs = ()
     return True

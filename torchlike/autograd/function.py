@@ -15,6 +15,7 @@ from .._core import layout as _layout
 from .._core.tensor import Tensor, wrap
 from .graph import JaxNode, Node, TensorMeta, edge_of, node_class
 from .names import node_name, saves
+from . import residuals
 
 _NONE = ()
 
@@ -35,14 +36,15 @@ def _differentiable(t):
 
 
 def record(name, fn, dyn, tracked, outputs, single, save_policy="inputs", all_tensors=(),
-           inplace=False, slots=None):
+           inplace=False, slots=None, res=None):
     """Attach a node for `fn(*dyn)` to `outputs` (tensors). `tracked` lists (dyn index, tensor)
     for the operands that require grad; `slots` = (number of tensor inputs, position of each
-    tracked one) lays out `next_functions` as PyTorch does."""
+    tracked one) lays out `next_functions` as PyTorch does; `res`: the call's saved residuals
+    (see `residuals.run`)."""
     diff = tuple(i for i, _ in tracked)
     inputs = [t for _, t in tracked]
     outs = [(o._size, o.dtype.np, _differentiable(o)) for o in outputs]
-    node = node_class(name)(fn, dyn, diff, inputs, [], outs, single, slots)
+    node = node_class(name)(fn, dyn, diff, inputs, [], outs, single, slots, res)
     saved = []
     if save_policy in ("inputs", "both"):
         for t in all_tensors:
@@ -99,12 +101,13 @@ def apply_jax(fn, operands, name=None, device=None, bucket=None):
             dyn.append(tuple(arrs))
         else:
             dyn.append(o)
-    out = fn(*dyn)
+    out, res = residuals.run(fn, dyn, tracked)
     single = not isinstance(out, (tuple, list))
     outs = (out,) if single else tuple(out)
     tensors = tuple(wrap(a, device) if device is not None else wrap(a) for a in outs)
     if tracked:
-        record(name or "JaxFunctionBackward0", fn, dyn, tracked, tensors, single, "none")
+        record(name or "JaxFunctionBackward0", fn, dyn, tracked, tensors, single, "none",
+               res=res)
     return tensors
 
 

@@ -104,19 +104,20 @@ def run(program, order, root_cts):
     """Leaf gradients (arrays or None) of the planned graph, through its program."""
     if type(program) is _Chain:
         return program.run(order, root_cts)
-    return program([n._dyn for n in order], root_cts)
+    return program([(n._dyn, n._res) for n in order], root_cts)
 
 
-def _run_nodes(specs, dyns, bufs, add):
-    """The vjps of `specs` in order (inside a trace): each node's summed cotangents in `bufs`,
-    its input gradients handed to `add(edge, g)`."""
-    for i, ((fn, diff, slots, out_diff, single, n_out), edges) in enumerate(specs):
+def _run_nodes(specs, saved, bufs, add):
+    """The vjps of `specs` in order (inside a trace), each from its node's (operands, residuals)
+    in `saved`: each node's summed cotangents in `bufs`, its input gradients handed to
+    `add(edge, g)`."""
+    for i, ((fn, diff, slots, out_diff, single, n_out, _), edges) in enumerate(specs):
         cts = bufs[i]
         present = tuple(c is not None for c in cts)
         if not any(present):
             continue
         grads = _make_vjp(fn, diff, present, out_diff, single)(
-            dyns[i], tuple(c for c in cts if c is not None))
+            saved[i][0], tuple(c for c in cts if c is not None), saved[i][1])
         if slots is not None:
             placed = [None] * slots[0]
             for pos, g in zip(slots[1], grads):
@@ -281,7 +282,8 @@ def _run_chain(plan, key, order, root_cts):
             _accumulate_into(leaf, ~t[0], pending.pop(t))
     for seg in plan:
         cts_in = [pending.pop(t, None) for t in seg.incoming]
-        outs, leaves = seg.program([n._dyn for n in order[seg.start:seg.stop]], cts_in)
+        outs, leaves = seg.program([(n._dyn, n._res) for n in order[seg.start:seg.stop]],
+                                   cts_in)
         for t, g in zip(seg.outgoing, outs):
             if g is not None:
                 pending[t] = g if t not in pending else buckets.add_buffers(pending[t], g)

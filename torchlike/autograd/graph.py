@@ -15,6 +15,8 @@ import numpy as np
 from .. import compile_log
 from .._core import buckets, programs
 from .._core.tensor import Tensor
+from . import residuals
+from .residuals import substitute
 
 _seq = itertools.count()
 _CLASSES = {}
@@ -227,9 +229,9 @@ class JaxNode(Node):
     """A node whose backward is the vjp of a JAX function of the saved operands."""
 
     __slots__ = ("_fn", "_dyn", "_diff", "_inputs", "_saved", "_outs", "_single", "_slots",
-                 "_out_diff", "_sig", "_ct_shapes")
+                 "_out_diff", "_sig", "_ct_shapes", "_res")
 
-    def __init__(self, fn, dyn, diff, inputs, saved, outs, single, slots=None):
+    def __init__(self, fn, dyn, diff, inputs, saved, outs, single, slots=None, res=None):
         edges = [edge_of(t) for t in inputs]
         if slots is not None:  # PyTorch lists an edge per tensor input, (None, 0) if untracked
             full = [(None, 0)] * slots[0]
@@ -247,8 +249,9 @@ class JaxNode(Node):
         self._outs = outs        # [(shape, np dtype, differentiable)] per output
         self._single = single    # the forward returns one array (not a tuple)
         self._ct_shapes = None   # the outputs' buffer shapes where one is padded (see buckets)
+        self._res = res          # the kernel's saved residuals, or None (see `residuals`)
         # what the whole-graph backward program needs of this node (see `fused`)
-        self._sig = (fn, diff, slots, self._out_diff, single, len(outs))
+        self._sig = (fn, diff, slots, self._out_diff, single, len(outs), res is not None)
 
     def _check_saved(self):
         if self._freed:
@@ -275,7 +278,7 @@ class JaxNode(Node):
             shapes = self._ct_shapes or [o[0] for o in self._outs]
             arrays = tuple(buckets.buffer_as(g, shapes[i])
                            for i, g in enumerate(grads) if g is not None)
-        return self._place(self._padded(bwd(self._dyn, arrays)))
+        return self._place(self._padded(bwd(self._dyn, arrays, self._res)))
 
     def _padded(self, grads):
         """Gradients of padded inputs as tensors of the inputs' sizes over the padded buffers."""
@@ -300,6 +303,7 @@ class JaxNode(Node):
     def _release(self):
         self._freed = True
         self._dyn = None
+        self._res = None
         self._inputs = ()
 
 
@@ -344,10 +348,10 @@ def vjp_kernel(fn, diff, present, out_diff, single):
 def _noted(bwd, key):
     """`bwd` jitted on its own takes a note for compile_log when traced (inlined into the fused
     backward it is part of that program's trace instead)."""
-    def noted(dyn, cts):
+    def noted(dyn, cts, res=None):
         compile_log.note(bwd.__name__, bwd.__name__, key, key[1:], tuple(dyn) + tuple(cts),
                          _VJP_PARTS)
-        return bwd(dyn, cts)
+        return bwd(dyn, cts, res)
     noted.__name__ = bwd.__name__
     return noted
 
@@ -358,10 +362,8 @@ _VJP_PARTS = ("differentiated operands", "cotangents present", "differentiable o
 def _make_vjp(fn, diff, present, out_diff, single):
     name = getattr(fn, "__name__", "kernel") + "_backward"
 
-    def bwd(dyn, cts):
-        def f(*xs):
-            return fn(*substitute(dyn, diff, xs))
-        out, pullback = jax.vjp(f, *[pick(dyn, i) for i in diff])
+    def bwd(dyn, cts, res=None):
+        out, pullback = residuals.vjp(fn, dyn, diff, res)
         outs = (out,) if single else tuple(out)
         it = iter(cts)
         full_ct = []
@@ -379,24 +381,6 @@ def _make_vjp(fn, diff, present, out_diff, single):
         return tuple(_real_grad(g, None) for g in grads)
     bwd.__name__ = name
     return bwd
-
-
-def pick(dyn, i):
-    """Operand `i` of `dyn`; `(i, j)` is element j of a tensor-list operand."""
-    return dyn[i[0]][i[1]] if type(i) is tuple else dyn[i]
-
-
-def substitute(dyn, diff, xs):
-    """`dyn` with the operands at `diff` replaced by `xs`."""
-    full = list(dyn)
-    for i, x in zip(diff, xs):
-        if type(i) is tuple:
-            lst = list(full[i[0]])
-            lst[i[1]] = x
-            full[i[0]] = tuple(lst)
-        else:
-            full[i] = x
-    return full
 
 
 def _real_grad(g, primal):
