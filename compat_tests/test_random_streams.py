@@ -87,6 +87,10 @@ INPLACE = {
     "normal_transposed": _filled("normal_", shape=(8, 5), view=lambda x: x.t()),
     "normal_f64": _filled("normal_", shape=(40,), dtype="float64"),
     "bernoulli_p": _filled("bernoulli_", 0.25, shape=(50,)),
+    # the integer threshold at its ends: p = 0, 1, halves, thirds, just below and above them
+    "bernoulli_edges": lambda t: t.stack([t.zeros(4000).bernoulli_(p) for p in
+                                          (0.0, 1.0, 0.5, 1 / 3, 0.5 - 2 ** -53, 2 ** -30,
+                                           1 - 2 ** -53, 0.9)]),
     "bernoulli_tensor_p": lambda t: t.zeros(4, 6).bernoulli_(t.full((6,), 0.7)),
     "random_int64": _filled("random_", dtype="int64"),
     "random_int32": _filled("random_", dtype="int32"),

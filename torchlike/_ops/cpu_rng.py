@@ -29,6 +29,7 @@ _N = 624
 _U32 = np.uint64(32)
 _M24 = np.uint64((1 << 24) - 1)
 _M53 = np.uint64((1 << 53) - 1)
+_M21 = np.uint64((1 << 21) - 1)   # the high word's share of 53 bits
 STATE_BYTES = 5056
 # PyTorch's CPUGeneratorImplState: the legacy THGenerator struct plus a float normal cache
 _STATE = np.dtype([("seed", "<u8"), ("left", "<i4"), ("seeded", "<i4"), ("next", "<u8"),
@@ -225,8 +226,19 @@ def randperm(eng, n):
 
 
 def bernoulli_scalar(eng, n, p):
-    """`bernoulli_(p)` for a float `p`: a double uniform per element, `u < p`."""
-    return _unit53(eng.words64(n)) < p
+    """`bernoulli_(p)` for a float `p`: a double uniform per element, `u < p`. Compared as
+    integers, in place over the drawn words: with `u = x * 2**-53` exact, `u < p` is
+    `x < ceil(p * 2**53)`."""
+    w = eng.words(2 * n).reshape(n, 2)
+    x = w[:, 0]
+    x &= _M21
+    x <<= _U32
+    x |= w[:, 1]
+    if p != p or p <= 0:
+        bound = 0
+    else:
+        bound = min(math.ceil(p * 2.0 ** 53), 1 << 53)
+    return x < np.uint64(bound)
 
 
 def bernoulli_tensor(eng, p):
