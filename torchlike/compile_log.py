@@ -80,8 +80,21 @@ class Record:
 
 def counts():
     """Process totals: traces, compiles, compile_seconds (XLA backend compile time) and
-    cache_hits (programs loaded from the persistent compilation cache instead of compiled)."""
+    cache_hits (programs loaded from the persistent compilation cache instead of compiled),
+    background compiles started so far included (see `settle`)."""
+    settle()
     return dict(_TOTALS)
+
+
+_SETTLERS = []   # functions that wait for work started in the background
+
+
+def settle():
+    """Waits for the compiles torchlike started in the background (fused backward programs
+    compiled while the backward runs node by node), so that counts and records attribute
+    them to the code that started them."""
+    for wait in list(_SETTLERS):
+        wait()
 
 
 def enable(stream=None):
@@ -97,7 +110,9 @@ def disable():
 
 @contextlib.contextmanager
 def record():
-    """Collects the trace and compile events of the block (see `Record`)."""
+    """Collects the trace and compile events of the block (see `Record`); background work
+    started before it is waited for first (see `settle`)."""
+    settle()
     r = Record()
     _RECORDERS.append(r)
     ON[0] = True
@@ -141,8 +156,16 @@ def _diff_key(new, old, labels):
     parts = []
     for label, a, b in zip(labels, new, old):
         if a != b:
-            parts.append(f"{label} {b!r} -> {a!r}")
+            if type(a) is tuple and type(b) is tuple and len(a) == len(b) and len(a) > 1:
+                parts.append(_diff_key(a, b, [f"{label}[{i}]" for i in range(len(a))]))
+            else:
+                parts.append(f"{label} {_short(b)} -> {_short(a)}")
     return "; ".join(parts)
+
+
+def _short(value, limit=80):
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _dims(t):
@@ -178,7 +201,8 @@ def _closest_change(types, known):
 def note(fun_name, op, kernel_id, key, operands, key_labels=("key",)):
     """Called by a kernel while JAX traces it (so never on a cached call): remembers why, so
     that the trace event that follows is reported with a reason. `key` is the kernel's cache
-    key (a tuple of parts named by `key_labels`), `operands` its traced operands."""
+    key (a tuple of parts named by `key_labels`), `operands` its traced operands. Returns the
+    note (see `withdraw`)."""
     types = _types(operands)
     with _LOCK:
         seen = _SEEN.setdefault(op, {})
@@ -206,7 +230,21 @@ def note(fun_name, op, kernel_id, key, operands, key_labels=("key",)):
         stack = _PENDING.setdefault(fun_name, [])
         if len(stack) > 64:  # traces that never reported (an exception inside JAX)
             del stack[:-64]
-        stack.append((reason, _user_line()))
+        entry = (reason, _user_line())
+        stack.append(entry)
+        return entry
+
+
+def withdraw(fun_name, entry):
+    """Drops a note `note` returned if no trace took it (the kernel noted a reason of its own,
+    or nothing was traced)."""
+    with _LOCK:
+        stack = _PENDING.get(fun_name)
+        if stack:
+            for i in range(len(stack) - 1, -1, -1):
+                if stack[i] is entry:
+                    del stack[i]
+                    break
 
 
 def _emit(event):

@@ -101,6 +101,8 @@ def _describe(a):
         return (dict,) + tuple((k, _describe(v)) for k, v in sorted(a.items()))
     if t in (bool, int, float, complex):
         return t
+    if t is jax.ShapeDtypeStruct:   # (compile_ahead's operands)
+        return ("a", a.shape, a.dtype, a.weak_type)
     aval = getattr(a, "aval", None)
     if aval is not None:
         if a.sharding != _home():   # an executable is compiled for its device
@@ -232,7 +234,22 @@ def _save(dkey, exe):
     _STATE["saves"] += 1
 
 
-def _compile(jitted, args, dkey):
+def _compile(prog, args, dyn, dkey):
+    """Traces, lowers and compiles `prog`'s jitted function for `args` (`dyn`: the arrays
+    among them) with a reason for compile_log (unless the function gives its own); see
+    `_compile_jitted`."""
+    from .. import compile_log
+    key = prog.key if type(prog.key) is tuple and prog.key else (prog.key,)
+    op = (prog.name, key[0]) if type(key[0]) is str else prog.name
+    labels = ("program",) + tuple(f"key part {i}" for i in range(1, len(key)))
+    entry = compile_log.note(prog.name, op, key, key, dyn, labels)
+    try:
+        return _compile_jitted(prog.jitted, args, dkey)
+    finally:
+        compile_log.withdraw(prog.name, entry)
+
+
+def _compile_jitted(jitted, args, dkey):
     """Traces, lowers and compiles `jitted` for `args`; saves the executable under `dkey`
     unless it came out of JAX's persistent cache (such a copy cannot be serialized again)."""
     from .. import compile_log
@@ -286,7 +303,7 @@ class _Program:
             dkey = self._disk_key(types, statics)
             exe = _load(self.name, dkey) if dkey is not None else None
             if exe is None:
-                exe = _compile(self.jitted, args, dkey)
+                exe = _compile(self, args, dyn, dkey)
             if len(self.exes) > 256:   # called at ever new shapes: keep the latest
                 self.exes.clear()
             self.exes[sig] = exe
@@ -376,11 +393,40 @@ def factory(builder):
     returns its Program, one per arguments, keyed by the builder's dotted name and arguments."""
     name = builder.__module__ + "." + builder.__qualname__
 
+    own = builder.__name__.strip("_")
+
     @functools.lru_cache(maxsize=None)
     @functools.wraps(builder)
     def make(*args, **kwargs):
-        return jit(builder(*args, **kwargs), (name, args, tuple(sorted(kwargs.items()))))
+        fun = builder(*args, **kwargs)
+        if getattr(fun, "__name__", None) in _GENERIC and "<locals>" in \
+                getattr(fun, "__qualname__", ""):
+            fun.__name__ = own   # what compile_log reports: "mha_kernel", not "f"
+        return jit(fun, (name, args, tuple(sorted(kwargs.items()))))
     return make
+
+
+_GENERIC = frozenset(("f", "g", "fn", "fun", "func", "<lambda>", "kernel", "inner", "impl",
+                      "wrapped", "run", "body", "op", "program"))
+
+
+def compile_ahead(fn, *args):
+    """Compiles (or loads) program `fn` for the operand types of `args` (arrays, or
+    `jax.ShapeDtypeStruct`s) without running it, so that its first call finds the executable
+    (safe from another thread). False, doing nothing, where `fn` is no program or programs
+    are off: a plain jitted function's first call compiles."""
+    prog = program_of(fn)
+    if prog is None or prog.static or not enabled():
+        return False
+    types = tuple(map(_describe, args))
+    sig = ((), types)
+    if sig not in prog.exes:
+        dkey = prog._disk_key(types, ())
+        exe = _load(prog.name, dkey) if dkey is not None else None
+        if exe is None:
+            exe = _compile(prog, args, args, dkey)
+        prog.exes[sig] = exe
+    return True
 
 
 def program_of(fn):
