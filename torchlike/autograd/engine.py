@@ -195,12 +195,13 @@ def _fused_backward(roots, grads, retain_graph):
     if planned is None:
         return False
     key, order, leaves = planned
-    program = fused.program_for(key)
+    root_cts = [g._value() for g in grads]
+    program = fused.program_for(key, order, root_cts)
     if program is None:
         return False
     for node in order:
         node._check_saved()
-    leaf_grads = fused.run(program, order, [g._value() for g in grads])
+    leaf_grads = fused.run(program, order, root_cts)
     for node, g in zip(leaves, leaf_grads):
         if g is not None:
             var = node.variable

@@ -5,14 +5,27 @@ runs as a chain of segment programs, so compile time stays bounded. The first si
 runs node by node (no big compile for one-off graphs), unless the same graph was seen before at
 other shapes (a training loop whose batch or sequence sizes change: the node vjps at the new
 shapes would be compiled for nothing); graphs with hooks, custom Functions, CopySlices,
-create_graph or autograd.grad go node by node too."""
+create_graph or autograd.grad go node by node too.
+
+A program compiled on a structure's second sighting is compiled in a background thread (its
+node vjps are compiled by then), and the backward goes on node by node until it is ready; off
+with `TORCHLIKE_BACKGROUND_COMPILE=0`. `compile_log.settle()` (called by its counts and
+records) waits for those compiles."""
+import atexit
+import os
+import threading
+
 import jax
+import numpy as np
 
 from .. import compile_log
 from .._core import buckets, programs
 from .graph import AccumulateGrad, JaxNode, _make_vjp
 
-_ENTRIES = {}     # structure key -> [jitted program, or None until its second sighting]
+BACKGROUND = [os.environ.get("TORCHLIKE_BACKGROUND_COMPILE", "1").strip().lower() not in
+              ("0", "off", "false", "no")]
+_ENTRIES = {}     # structure key -> [program or None until compiled, its compile thread]
+_RUNNING = []     # compile threads started
 _FAMILIES = {}    # structures with their kernels by name only (shape-free) seen -> True
 _MAX_SEEN = 4096
 
@@ -71,25 +84,75 @@ def _fusable(node):
     return isinstance(node, JaxNode) and type(node).apply is JaxNode.apply
 
 
-def program_for(key):
-    """The jitted backward program of structure `key` if it was seen before (compiled on its
-    second sighting, or its first when its family was seen at other shapes), else None; counts
-    the sighting. One dict lookup on the warm path: hashing a key costs."""
+def program_for(key, order, root_cts):
+    """The jitted backward program of structure `key` (its nodes `order`, the roots'
+    cotangents `root_cts`) if it was seen before and is compiled (on its second sighting, in
+    the background; on its first, when its family was seen at other shapes), else None;
+    counts the sighting. One dict lookup on the warm path: hashing a key costs."""
     entry = _ENTRIES.get(key)
     if entry is None:
         if len(_ENTRIES) > _MAX_SEEN:   # forget one-off structures, keep compiled programs
             for k in [k for k, e in _ENTRIES.items() if e[0] is None]:
                 del _ENTRIES[k]
             _FAMILIES.clear()
-        entry = _ENTRIES[key] = [None]
+        entry = _ENTRIES[key] = [None, None]
         family = _family(key)
         if family not in _FAMILIES:
             _FAMILIES[family] = True
             return None
+        first = True
+    else:
+        first = False
     if entry[0] is None:
-        entry[0] = programs.jit(_program(key), ("fused", key)) if len(key[0]) <= MAX_NODES \
-            else _Chain(key)
+        if len(key[0]) > MAX_NODES:
+            entry[0] = _Chain(key)
+        else:
+            program = programs.jit(_program(key), ("fused", key))
+            if not first and BACKGROUND[0] and _compile_ahead(entry, program, order, root_cts):
+                return None
+            entry[0] = program
+    if entry[1] is not None:
+        if entry[1].is_alive():
+            return None
+        entry[1] = None
     return entry[0]
+
+
+def _compile_ahead(entry, program, order, root_cts):
+    """Starts compiling `program` for the operand types of this call in a background thread
+    (where programs are on); True when started."""
+    if programs.program_of(program) is None or not programs.enabled():
+        return False
+    operands = jax.tree.map(_operand_type, ([(n._dyn, n._res) for n in order], root_cts))
+
+    def work():
+        try:
+            programs.compile_ahead(program, *operands)
+        except Exception:  # noqa: BLE001 - its first call compiles it, raising what it raises
+            pass
+    thread = threading.Thread(target=work, name="torchlike fused backward compile", daemon=True)
+    entry[0], entry[1] = program, thread
+    _RUNNING.append(thread)
+    thread.start()
+    return True
+
+
+def _operand_type(a):
+    if isinstance(a, (jax.Array, np.ndarray, np.generic)):
+        aval = getattr(a, "aval", None)
+        return jax.ShapeDtypeStruct(a.shape, a.dtype,
+                                    weak_type=bool(aval is not None and aval.weak_type))
+    return a
+
+
+def settle():
+    """Waits for the background compiles started so far."""
+    while _RUNNING:
+        _RUNNING.pop().join()
+
+
+compile_log._SETTLERS.append(settle)
+atexit.register(settle)
 
 
 def _family(key):
