@@ -31,18 +31,33 @@ import functools
 from .._core import buckets, programs
 from .._core.grad_state import ENABLED as _GRAD
 from .._core.tensor import Tensor, wrap
+from . import bucket_plans
 from . import registry as _registry   # (mid-import when it imports this module: used at calls)
 
 
 def call(row, args):
-    """`row` on `args` (some padded), or None where its rule does not apply."""
+    """`row` on `args` (some padded), or None where its rule does not apply. A signature seen
+    before runs its plan (see `bucket_plans`)."""
     rule = RULES.get(row.bucket)
     if rule is None:
         return None
+    key = bucket_plans.signature(row, args) if row.bucket in bucket_plans.PLANNED and \
+        row.divisor is None else None
+    if key is not None:
+        plan = bucket_plans.lookup(key)
+        if plan is not None:
+            return plan.run(args)
+        bucket_plans.capture(key)
     try:
-        return rule(row, args)
+        result = rule(row, args)
+        if key is not None:
+            bucket_plans.commit(result)
+        return result
     except Exception:  # noqa: BLE001 - the exact path raises PyTorch's error
         return None
+    finally:
+        if key is not None:
+            bucket_plans.stop()
 
 
 def _tracking(operands):
@@ -196,23 +211,28 @@ class _Launch:
         return self.fn(*self.dyn)
 
     def tensors(self, res, device, logical=None):
-        """Tensors over the result array(s): `logical` gives each one's size (default: the
-        array's shape with the padded dims at their real sizes)."""
-        single = not isinstance(res, (tuple, list))
-        arrays = (res,) if single else tuple(res)
-        outs = self.outs * len(arrays) if len(self.outs) == 1 else self.outs
-        if logical is not None and len(logical) == 1:
-            logical = logical * len(arrays)
-        tensors = []
-        for i, (r, out) in enumerate(zip(arrays, outs)):
-            if logical is not None:
-                size = logical[i]
-            else:
-                size = list(r.shape)
-                for d, n in out:
-                    size[d] = n
-            tensors.append(buckets.padded_tensor(r, size, device, tuple(d for d, _ in out)))
-        return tensors, single
+        return make_tensors(res, self.outs, device, logical)
+
+
+def make_tensors(res, outs, device, logical=None):
+    """Tensors over the result array(s) `res` of a launch with `outs` (see `_Launch`):
+    `logical` gives each one's size (default: the array's shape with the padded dims at their
+    real sizes). Returns (tensors, whether `res` is one array)."""
+    single = not isinstance(res, (tuple, list))
+    arrays = (res,) if single else tuple(res)
+    outs = outs * len(arrays) if len(outs) == 1 else outs
+    if logical is not None and len(logical) == 1:
+        logical = logical * len(arrays)
+    tensors = []
+    for i, (r, out) in enumerate(zip(arrays, outs)):
+        if logical is not None:
+            size = logical[i]
+        else:
+            size = list(r.shape)
+            for d, n in out:
+                size[d] = n
+        tensors.append(buckets.padded_tensor(r, size, device, tuple(d for d, _ in out)))
+    return tensors, single
 
 
 def run_row(row, args, reads, targets, fills=None, outs=(), post=None, logical=None):
@@ -244,7 +264,9 @@ def run_row(row, args, reads, targets, fills=None, outs=(), post=None, logical=N
                           args)
     out = tensors[0] if single else tuple(tensors)
     if not single and row.returns is not None:
-        return row.returns(*out)
+        out = row.returns(*out)
+    if not tracked and bucket_plans._CAPTURE[0] is not None:
+        bucket_plans.record(launch, args, reads, device, logical, single, row.returns, out)
     return out
 
 
