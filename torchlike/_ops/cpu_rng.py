@@ -236,8 +236,10 @@ def bernoulli_scalar(eng, n, p):
     x |= w[:, 1]
     if p != p or p <= 0:
         bound = 0
+    elif p >= 1:
+        bound = 1 << 53
     else:
-        bound = min(math.ceil(p * 2.0 ** 53), 1 << 53)
+        bound = math.ceil(p * 2.0 ** 53)
     return x < np.uint64(bound)
 
 
