@@ -306,6 +306,15 @@ def test_dropout_p_errors(name, p):
     check(lambda torch: getattr(torch.nn.functional, name)(torch.ones(2, 3, 4), p, True))
 
 
+@pytest.mark.parametrize("name", DROPOUTS)
+@pytest.mark.parametrize("training", [True, False])
+def test_dropout_nan_p_is_refused_by_the_kernel(name, training):
+    """NaN passes the functions' own range check; the kernel's refuses it, in eval mode too."""
+    check(lambda torch: getattr(torch.nn.functional, name)(torch.ones(2, 3, 4), float("nan"),
+                                                           training))
+    check(lambda torch: torch.nn.Dropout(float("nan")).train(training)(torch.ones(0)))
+
+
 def test_dropout_input_dim_errors():
     check(lambda torch: torch.nn.functional.dropout1d(torch.ones(2, 3, 4, 5), 0.5))
     check(lambda torch: torch.nn.functional.feature_alpha_dropout(torch.ones(3), 0.5, True))

@@ -317,6 +317,8 @@ def _noise_fn(alpha):
 
 def _dropout_impl(input, p, train, inplace, feature, alpha):
     from ..._ops.random import _sample
+    if p != p:   # NaN passes the functions' own range check; PyTorch's kernel refuses it
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
     if p == 0 or not train or input.numel() == 0:
         return input
     if p == 1:
