@@ -78,3 +78,15 @@ def test_calls_recorded_by_autograd_are_not_replayed(replays):
     (yt @ wt).sum().backward()
     (yt @ wt).sum().backward()
     np.testing.assert_allclose(w.grad.numpy(), wt.grad.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_a_signed_zero_scalar_is_its_own_signature(replays):
+    """-0.0 == 0.0 (and hashes alike) but multiplies to other signs of zero."""
+    def fn(lib):
+        with lib.no_grad():
+            y, _ = _padded(lib, 6)
+            return [y * 0.0, y * -0.0, y * (0.0 + 0j), y * complex(-0.0, 0.0)]
+    expected, actual = fn(real_torch), fn(torchlike)
+    for e, a in zip(expected, actual):
+        assert_same(e, a)
+        np.testing.assert_array_equal(np.signbit(e.numpy().real), np.signbit(a.numpy().real))

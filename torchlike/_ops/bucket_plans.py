@@ -72,6 +72,8 @@ def signature(row, args):
             if any(isinstance(x, Tensor) for x in a):
                 return None
             parts.append((type(a), tuple(a)))
+        elif isinstance(a, (float, complex)):
+            parts.append((type(a), a, repr(a)))   # -0.0 == 0.0, and hashes alike
         else:
             parts.append((type(a), a))
     key = tuple(parts)
