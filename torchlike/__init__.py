@@ -16,6 +16,10 @@ if _logging.getLogger("jax").level == _logging.NOTSET:
 
 _jax.config.update("jax_enable_x64", True)
 
+from ._core import simulated as _simulated  # noqa: E402
+
+_simulated.apply()
+
 from ._core import mlir_context as _mlir_context  # noqa: E402
 from ._core import xla_options as _xla_options  # noqa: E402
 
@@ -114,3 +118,4 @@ _missing.install_all()
 from ._core import codecache as _codecache  # noqa: E402
 
 _codecache.save()   # the generated functions' code, for the next import
+_simulated.make_default()

@@ -2,13 +2,14 @@
 
 Mirrors PyTorch: 'highest' (the default: full float32), 'high' (TF32 allowed) or 'medium'
 (bfloat16 allowed) for float32 matrix products. The setting becomes JAX's default matmul
-precision, which XLA honours on GPUs and TPUs; XLA:CPU always computes in full float32 (as
-PyTorch's CPU kernels do on most CPUs), so on CPU it changes nothing but what is read back."""
+precision, which XLA honours on GPUs and TPUs (whose own default would be TF32 or bfloat16
+passes: importing torchlike sets 'highest', PyTorch's default); XLA:CPU always computes in full
+float32 (as PyTorch's CPU kernels do on most CPUs), so on CPU it changes nothing but what is
+read back. `torch.backends.cuda.matmul.allow_tf32` reads and sets the same switch, as in
+PyTorch. Convolutions keep full float32 (see `nn/_functional/conv.py`)."""
 import warnings
 
 import jax
-
-from .backends.cuda import matmul as _cuda_matmul
 
 _JAX_PRECISION = {"highest": "highest", "high": "tensorfloat32", "medium": "bfloat16"}
 _CURRENT = ["highest"]
@@ -30,5 +31,7 @@ def set_float32_matmul_precision(precision):
                       f"/__w/pytorch/pytorch/aten/src/ATen/Context.cpp:458.)", UserWarning)
         return
     _CURRENT[0] = precision
-    _cuda_matmul.allow_tf32 = precision != "highest"
     jax.config.update("jax_default_matmul_precision", _JAX_PRECISION[precision])
+
+
+jax.config.update("jax_default_matmul_precision", _JAX_PRECISION[_CURRENT[0]])

@@ -10,6 +10,7 @@ import threading
 import jax
 import numpy as np
 
+from . import simulated
 from .tracing import tracing
 
 _TYPES = ("cpu", "cuda", "meta", "mps", "xla", "xpu", "hpu", "mtia", "privateuseone")
@@ -120,7 +121,10 @@ def default_device():
 
 @functools.lru_cache(maxsize=None)
 def gpus():
-    """JAX's accelerator devices (GPU or TPU), in order."""
+    """JAX's accelerator devices (GPU or TPU), in order; in the simulated mode, XLA CPU
+    devices standing in for them (see `simulated`)."""
+    if simulated.COUNT:
+        return simulated.devices()
     out = []
     for backend in ("gpu", "tpu"):
         try:
@@ -165,6 +169,9 @@ def no_aten_cuda_error():
         "*_cuda.so library.")
 
 
+_CUDA = {}   # index -> its one canonical device (the dispatcher compares devices by identity)
+
+
 def canonical(dev):
     """A `device` from a str/int/device; 'cuda' gets the current index. None stays None."""
     if dev is None:
@@ -183,7 +190,10 @@ def canonical(dev):
                                "asynchronously reported at some other API call, so the stacktrace "
                                "below might be incorrect.\nFor debugging consider passing "
                                "CUDA_LAUNCH_BLOCKING=1")
-        return device("cuda", idx)
+        d = _CUDA.get(idx)
+        if d is None:
+            d = _CUDA[idx] = device("cuda", idx)
+        return d
     if dev.type == "meta":
         return dev
     raise RuntimeError(f"Device type {dev.type.upper()} is not supported by torchlike")

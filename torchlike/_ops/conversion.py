@@ -6,6 +6,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._core.tracing import tracing
+
 from .._core import buckets, programs
 from .._core import device as dev
 from .._core import dtype as dt
@@ -304,6 +306,11 @@ def _full_array(self, value):
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
                                f"with {value.dim()} dimensions.")
         value = value._value()
+    elif not tracing():  # a 0-d array on the tensor's device, cached: no copy per call
+        from .registry import _NP_SCALAR, _accelerator_scalar
+        v = value.item() if isinstance(value, np.generic) else value
+        if type(v) in _NP_SCALAR:
+            value = _accelerator_scalar(v, self._st.device)
     key = (self._size, self.dtype)
     f = _FILLS.get(key)
     if f is None:

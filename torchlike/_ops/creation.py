@@ -5,6 +5,7 @@ legacy constructors (`torch.Tensor(2, 3)`, `torch.FloatTensor`, ...).
 Constant data is built with NumPy and placed on the device, so a new shape compiles nothing.
 """
 import builtins
+import functools
 import math
 import numbers
 import warnings
@@ -322,10 +323,24 @@ def _filled(size, value, dtype, device, requires_grad):
         value = np.array(value).astype(dtype.np)  # a negative fill wraps into an unsigned dtype
     elif not isinstance(value, numbers.Real) and not dtype.is_complex:  # a complex number
         value = value.real
+    d = dev.canonical(device) or CPU
     with np.errstate(over="ignore"):  # float16/bfloat16 one-element fills may become inf
+        if d is not CPU and d.type != "meta" and math.prod(size) * dtype.itemsize >= _ON_DEVICE:
+            v = dev.transfer(np.array(value, dtype=dtype.np), dev.jax_device(d))
+            return finish(_broadcast_kernel(tuple(size))(v), dtype, d, requires_grad)
         a = np.full(size, value, dtype=dtype.np)
     arr, d = place(a, device)
     return finish(arr, dtype, d, requires_grad)
+
+
+_ON_DEVICE = 1 << 16   # bytes from which an accelerator fills a tensor itself
+
+
+@functools.lru_cache(maxsize=None)
+def _broadcast_kernel(size):
+    """A 0-d value broadcast to `size` on the value's device: a fill on an accelerator costs a
+    kernel, not a host-to-device copy of every element."""
+    return programs.jit(lambda v: jnp.broadcast_to(v, size), ("creation.fill", size))
 
 
 def _out_or(t, out):

@@ -1,8 +1,8 @@
 """The cached path of the generated op functions: source text, and the cache it reads.
 
 A call whose tensors are all plain (natural layout over a JAX buffer, no autograd recording, no
-autocast, no `out=`) is fully determined by a cheap key: each tensor's dtype and size, each
-Python number's type (or "the parameter's default"), each static argument and its type. The
+autocast, no `out=`) is fully determined by a cheap key: each tensor's dtype, size and device,
+each Python number's type (or "the parameter's default"), each static argument and its type. The
 first such call goes through the dispatcher (`registry.call` / `call_inplace`), which stores
 what it found under that key: the kernel and the result's dtype, size and strides. Later calls
 with the same key skip the dispatcher: they read the operands, call the kernel and wrap the
@@ -45,6 +45,9 @@ def remember(row, key, k, res, args):
     dispatcher reads their values, which the key does not hold)."""
     if not all(kind != _C or _plain_static(v) for kind, v in zip(row.plan, args)):
         return
+    devices = {a._st.device for a in args if isinstance(a, Tensor)}
+    if len(devices) > 1:  # a 0-dim CPU tensor the dispatcher moved (see device_rules)
+        return
     first = args[0]
     dtype = dt._BY_NP[res.dtype]
     size = res.shape
@@ -76,9 +79,9 @@ def source(row, exprs, mode, guard):
         if kind <= _TN:
             body += _tensor_slot(j, v, row, first=not tensor_seen)
             tensor_seen = True
-            parts += [f"k{j}", f"z{j}"]
+            parts += [f"k{j}", f"z{j}", f"c{j}"]
             operands.append(f"d{j}" if row.promote is None else
-                            f"d{j} if z{j} is not None else _reg._device_scalar(d{j})")
+                            f"d{j} if z{j} is not None else _reg._device_scalar(d{j}, dev)")
         elif kind == _S and v == f"_d_{name}" and type(row.defaults[j]) in (bool, int, float):
             # an operator dunder passes the parameter's default itself: a kernel constant
             parts.append("_DEFAULT")
@@ -87,7 +90,7 @@ def source(row, exprs, mode, guard):
             body += _scalar_slot(j, v, row)
             parts.append(f"k{j}")
             operands.append(f"d{j}" if row.promote is None else
-                            f"d{j} if d{j} is None else _reg._device_scalar(d{j})")
+                            f"d{j} if d{j} is None else _reg._device_scalar(d{j}, dev)")
         else:
             parts += [v, f"type({v})"]
     body += [f"key = ({', '.join(parts)},)",
@@ -121,12 +124,13 @@ def _tensor_slot(j, v, row, first):
              f"    if d{j} is None:",
              "        break",
              f"    {dev}",
+             f"    c{j} = s{j}.device",
              f"    k{j} = {v}.dtype",
              f"    z{j} = {v}._size",
              f"elif type({v}) in _PYNUM:",
              f"    d{j} = {v}",
              f"    k{j} = type({v})",
-             f"    z{j} = None"]
+             f"    z{j} = c{j} = None"]
     if first:
         lines.append("    dev = None")
     lines += ["else:", "    break"]

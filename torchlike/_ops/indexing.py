@@ -17,7 +17,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._core import buckets
+from .._core import buckets, device_rules
 from .._core import dtype as dt
 from .._core import frames, layout, programs
 from .._core.device import put as _to_device, transfer as _transfer
@@ -251,10 +251,17 @@ def _basic(self, index):
     return size, stride, offset, advanced
 
 
-def _expand_advanced(advanced):
-    """(dims, index arrays) with bool masks replaced by their host-side `nonzero`."""
+def _expand_advanced(advanced, device):
+    """(dims, index arrays) with bool masks replaced by their host-side `nonzero`. Index tensors
+    on the CPU go to the indexed tensor's `device`, as in PyTorch; an index on an accelerator
+    for a CPU tensor raises PyTorch's error."""
     dims, idxs = [], []
     for d, o, mask in advanced:
+        if isinstance(o, Tensor) and o._st.device != device:
+            if o._st.device.type != "cpu":
+                raise RuntimeError(f"indices should be either on cpu or on the same device as "
+                                   f"the indexed tensor ({device})")
+            o = o.to(device)
         if mask:
             m = np.asarray(o._value()) if isinstance(o, Tensor) else o
             nz = np.nonzero(m)
@@ -358,7 +365,7 @@ def getitem(self, index):
         picked = _mask_select(self, size, stride, offset, advanced)
         if picked is not None:
             return picked
-        dims, idxs = _expand_advanced(advanced)
+        dims, idxs = _expand_advanced(advanced, self._st.device)
         bshape = _check_bounds(size, dims, idxs)
         if self._st._phys is not None:
             from .bucketed import gather
@@ -374,7 +381,7 @@ def getitem(self, index):
         base = self
     else:
         base = make_view(self, size, stride, offset, _view_name(index))
-    dims, idxs = _expand_advanced(advanced)
+    dims, idxs = _expand_advanced(advanced, self._st.device)
     _check_bounds(size, dims, idxs)
     from ..autograd.function import apply_jax
     out = apply_jax(_gather_kernel(dims), [base, *idxs], "IndexBackward0")[0]
@@ -446,7 +453,7 @@ def setitem(self, index, value):
                                "dtype unsigned char")
     if vt is None and _mask_fill(dst, advanced, value):
         return
-    dims, idxs = _expand_advanced(advanced)
+    dims, idxs = _expand_advanced(advanced, dst._st.device)
     bshape = _check_bounds(size, dims, idxs)
     res_shape = _index_result_shape(size, dims, bshape)
     _index_put(dst, dims, idxs, value, vt, res_shape, False)
@@ -490,7 +497,7 @@ def _setitem_grad(self, size, stride, offset, advanced, value, vt):
         if isinstance(o, Tensor) and o.dtype is dt.uint8:
             raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with "
                                "dtype unsigned char")
-    dims, idxs = _expand_advanced(advanced)
+    dims, idxs = _expand_advanced(advanced, dst._st.device)
     bshape = _check_bounds(size, dims, idxs)
     res_shape = _index_result_shape(size, dims, bshape)
     _index_put(dst, dims, idxs, value, vt, res_shape, False, _index_tensors(advanced))
@@ -1027,8 +1034,13 @@ def _vec_index(index):
     return index._value().reshape(-1)
 
 
+_INDEX_SELECT_DEVICES = ("wrapper_CUDA__index_select", ("self", "index"))
+
+
 def index_select(input, dim, index, *, out=None):
     """Mirrors `torch.index_select`."""
+    if isinstance(index, Tensor) and not device_rules.agree([input, index]):
+        device_rules.check_operands([input, index], _INDEX_SELECT_DEVICES)
     n = input.dim()
     d = _wrap_dim(dim, n)
     if index.dim() > 1:
@@ -1258,7 +1270,7 @@ def _index_put_op(self, indices, values, accumulate, inplace):
             return target
     else:
         dst = self
-    dims, idxs = _expand_advanced(advanced)
+    dims, idxs = _expand_advanced(advanced, dst._st.device)
     bshape = _check_bounds(size, dims, idxs)
     res = _index_put(dst, dims, idxs, None, values, _index_result_shape(size, dims, bshape),
                      bool(accumulate), _index_tensors(advanced), inplace or dst is not self)

@@ -136,8 +136,20 @@ def _matmul(a, b):
     return jnp.matmul(a, b)
 
 
+def _matmul_devices(input, other):
+    """The kernel PyTorch's matmul reaches, as its device check names it: bmm for two batched
+    operands, else mm (a vector or batch folded into a matrix)."""
+    batched = getattr(input, "ndim", 0) > 2 and getattr(other, "ndim", 0) > 2
+    return _MM_DEVICES if not batched else _BMM_DEVICES
+
+
+_MM_DEVICES = ("wrapper_CUDA_mm", {"input": "self", "other": "mat2", "mat2": "mat2"})
+_BMM_DEVICES = ("wrapper_CUDA_bmm", {"input": "self", "other": "mat2", "mat2": "mat2"})
+
+
 @op(tensors=("input", "other"), promote=None, family=F,
-    dunders={"__matmul__": "fwd", "__rmatmul__": "rev"}, inplace=False, bucket="matmul")
+    dunders={"__matmul__": "fwd", "__rmatmul__": "rev"}, inplace=False, bucket="matmul",
+    devices=_matmul_devices)
 def matmul(input, other):
     return _matmul(input, other)
 
@@ -156,7 +168,7 @@ def _imatmul(self, other):
 METHODS["__imatmul__"] = _imatmul
 
 
-@op(tensors=("input", "mat2"), promote=None, family=F, bucket="matmul")
+@op(tensors=("input", "mat2"), promote=None, family=F, bucket="matmul", devices=_MM_DEVICES)
 def mm(input, mat2):
     if input.ndim != 2:
         raise RuntimeError("self must be a matrix")
@@ -182,7 +194,7 @@ def _bmm_checks(a, b, inp=None, what="bmm"):
     _no_bool(a, what)
 
 
-@op(tensors=("input", "mat2"), promote=None, family=F, bucket="matmul")
+@op(tensors=("input", "mat2"), promote=None, family=F, bucket="matmul", devices=_BMM_DEVICES)
 def bmm(input, mat2):
     _bmm_checks(input, mat2)
     return jnp.matmul(input, mat2)

@@ -2,6 +2,7 @@
 memory-placement no-ops, conjugate/negative bits, legacy `new`, and a few small composites
 (`dist`, `cov`, `corrcoef`, `renorm`, `fill_diagonal_`)."""
 import builtins
+import weakref
 import math
 
 import numpy as np
@@ -46,15 +47,31 @@ def map_(self, tensor, callable):
     return self
 
 
+_PINNED = weakref.WeakSet()   # storages made by pin_memory
+
+
 @_method
 def pin_memory(self, device=None):
-    """Mirrors `Tensor.pin_memory`: host memory is already what XLA:CPU reads (a copy)."""
-    return self.clone()
+    """Mirrors `Tensor.pin_memory`: a copy whose storage counts as page-locked (`is_pinned`);
+    the tensor itself when it already is. As in PyTorch it needs an accelerator, and only CPU
+    tensors can be pinned. XLA stages host-to-device copies itself, so pinning moves no
+    memory and `non_blocking=True` copies are ordered as the others are."""
+    from .._core.device import gpus
+    if not gpus():
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    if self._st.device.type != "cpu":
+        raise RuntimeError(f"cannot pin '{self.type()}' only dense CPU tensors can be pinned")
+    if self._st in _PINNED:
+        return self
+    out = self.clone()
+    _PINNED.add(out._st)
+    return out
 
 
 @_method
 def is_pinned(self, device=None):
-    return False
+    """Mirrors `Tensor.is_pinned`."""
+    return self._st in _PINNED
 
 
 @_method

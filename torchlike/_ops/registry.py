@@ -32,7 +32,7 @@ from .._core.formats import dense_strides
 from .._core.layout import has_internal_overlap, read_impl, write_impl
 from .._core.tensor import Tensor, wrap
 from . import bucketed, fastpath
-from .._core import buckets
+from .._core import buckets, device_rules
 from .. import compile_log
 
 _KEY_PARTS = ("operand kinds", "static arguments", "compute dtype")
@@ -55,7 +55,7 @@ class Op:
     __slots__ = ("name", "impl", "pointwise", "promote", "params", "names", "tensors", "lists",
                  "scalars", "promoted", "returns", "kernels", "dtypes", "family", "differentiable",
                  "nondiff_outputs", "check", "plan", "aliases", "divisor", "divisor_when",
-                 "autograd", "defaults", "fast", "opmath", "bucket")
+                 "autograd", "defaults", "fast", "opmath", "bucket", "devices")
 
     def __repr__(self):
         return f"<op {self.name}>"
@@ -139,9 +139,9 @@ _OPMATH = np.dtype(np.float32)
 def _cpu_only():
     """No accelerator: reduced floats compute in float32 as PyTorch's CPU kernels do. With a
     GPU or TPU they keep their own type, so matrix products stay on the fast reduced-precision
-    units (which accumulate in float32 anyway)."""
-    from .._core.device import gpus
-    return not gpus()
+    units (which accumulate in float32 anyway). Simulated accelerators are CPUs."""
+    from .._core.device import gpus, simulated
+    return not gpus() or bool(simulated.COUNT)
 
 
 def _build_kernel(row, sig, statics, compute):
@@ -281,17 +281,20 @@ def _check_integer_divisor(row, args):
         raise RuntimeError("ZeroDivisionError")
 
 
-def prepare(row, args, bucketing=False):
+def prepare(row, args, bucketing=False, inplace=False):
     """The cached kernel for `row` on `args`, its dynamic operands and the operands' device.
     A tensor that is a strided view of a JAX buffer goes in as (buffer, offset) with its layout
     in the kernel key, so reading the view is fused into the op's one dispatch. With
     `bucketing`, None when an operand's storage is padded (see `bucketed`); else padding is
-    dropped."""
+    dropped. Operands on several devices follow PyTorch's rules (`device_rules`; `inplace`:
+    `args[0]` is written)."""
     sig = []
     dyn = []
     statics = []
     psig = []
     device = None
+    mixed = False
+    scalars_at = None  # where Python numbers went before the device was known
     grad_on = _GRAD[0]
     tracked = None
     nslot = 0  # PyTorch's next_functions has one slot per tensor-position operand
@@ -323,15 +326,19 @@ def prepare(row, args, bucketing=False):
                         return None   # a window on a changing size (see buckets.window)
                     sig.append(("V", v._size, v._stride))
                     dyn.append(d)
-                    dyn.append(_device_scalar(v._offset))
+                    dyn.append(_device_scalar(v._offset, v._st.device))
                 if device is None:
                     device = v._st.device
+                elif v._st.device is not device and v._st.device != device:
+                    mixed = True
                 if kind == _TP:
                     psig.append((v.dtype, v._size != ()))
             elif isinstance(v, _NUMBER):
                 sig.append("S")
                 v = _pyscalar(v)
-                dyn.append(_scalar_operand(row, v))
+                if device is None and row.promote is not None:
+                    scalars_at = (scalars_at or []) + [(len(dyn), v)]
+                dyn.append(_scalar_operand(row, v, device))
                 if kind == _TP:
                     psig.append((dt.scalar_dtype(v), None))
             elif v is None:
@@ -359,6 +366,8 @@ def prepare(row, args, bucketing=False):
                 arrs.append(t._value())
                 if device is None:
                     device = t._st.device
+                elif t._st.device is not device and t._st.device != device:
+                    mixed = True
                 if kind == _LP:
                     psig.append((t.dtype, t._size != ()))
             dyn.append(tuple(arrs))
@@ -368,11 +377,21 @@ def prepare(row, args, bucketing=False):
                 dyn.append(None)
                 continue
             sig.append("S")
-            dyn.append(v._value() if isinstance(v, Tensor) else
-                       _scalar_operand(row, _pyscalar(v)))
+            if isinstance(v, Tensor):
+                dyn.append(v._value())
+            else:
+                v = _pyscalar(v)
+                if device is None and row.promote is not None:
+                    scalars_at = (scalars_at or []) + [(len(dyn), v)]
+                dyn.append(_scalar_operand(row, v, device))
         else:
             sig.append("B" if type(v) is bool else "C")  # keeps dim=False apart from dim=0
             statics.append(v if v is None or type(v) in _HASHABLE else _hashable(v))
+    if mixed:
+        return prepare(row, device_rules.reconcile(row, args, inplace), bucketing, inplace)
+    if scalars_at is not None and device is not None and device is not _CPU:
+        for i, v in scalars_at:  # numbers before the first tensor: on its device
+            dyn[i] = _device_scalar(v, device)
     psig = tuple(psig)
     compute = row.dtypes.get(psig, _MISSING)
     if compute is _MISSING:
@@ -391,12 +410,15 @@ _MISSING = object()
 _SCALARS = {}  # (type, value) -> how often seen (below 3), or its cached 0-d device array
 
 
-def _device_scalar(v):
+def _device_scalar(v, device=None):
     """A 0-d device array for a Python number that keeps recurring (`x * 0.5` in a loop):
     passing an array to a jitted kernel is ~1.3 us cheaper than passing a NumPy scalar. A value
     seen fewer than 3 times is passed as a NumPy scalar (building an array costs ~10 us, wasted
     on values that never come back, like a decaying learning rate); one dict lookup either way.
-    Either way the value is traced: no recompile per value."""
+    Either way the value is traced: no recompile per value. Off the CPU (`device`), the array
+    is kept on that device, so a recurring number costs no host-to-device copy per call."""
+    if device is not None and device is not _CPU:
+        return _accelerator_scalar(v, device)
     key = (type(v), v)
     a = _SCALARS.get(key)
     if a is None:
@@ -416,12 +438,29 @@ def _device_scalar(v):
 
 
 _NP_SCALAR = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}
+_ON_DEVICE = {}  # (type, value, device) -> its 0-d array on that accelerator
 
 
-def _scalar_operand(row, v):
+def _accelerator_scalar(v, device):
+    """`_device_scalar` on an accelerator (or for a kernel whose only operand is the number,
+    which must run on `device`): every value is cached there (a NumPy scalar would be copied
+    to the device on every call); signed zeros are kept apart by their repr."""
+    key = (type(v), v if v or type(v) is int or type(v) is bool else repr(v), device)
+    a = _ON_DEVICE.get(key)
+    if a is None:
+        if tracing():
+            return _NP_SCALAR[type(v)](v)
+        if len(_ON_DEVICE) > 8192:
+            _ON_DEVICE.clear()
+        from .._core.device import jax_device
+        a = _ON_DEVICE[key] = transfer(_NP_SCALAR[type(v)](v), jax_device(device))
+    return a
+
+
+def _scalar_operand(row, v, device=None):
     """How Python number `v` enters `row`'s kernel: a traced 64-bit scalar where the row
     promotes (see `_device_scalar`), else the number itself (weakly typed)."""
-    return _device_scalar(v) if row.promote is not None else v
+    return _device_scalar(v, device) if row.promote is not None else v
 
 
 def _constant_operand(row, v):
@@ -487,6 +526,7 @@ def call(row, args, out=None, key=None):
     if out is not None:
         if isinstance(out, Tensor):
             check_no_partial_overlap(out, args)
+        _check_out_device(row, out, device or _CPU)
         if tracked:
             raise RuntimeError(f"{row.name}(): functions with out=... arguments don't support "
                                f"automatic differentiation, but one of the arguments requires "
@@ -507,6 +547,17 @@ def call(row, args, out=None, key=None):
                      if isinstance(o, Tensor))
         _record(row, k, dyn, tracked, outs, not isinstance(res, (tuple, list)), args)
     return result
+
+
+def _check_out_device(row, out, device):
+    """`out=` tensors on another device than the operands raise PyTorch's error (its
+    TensorIterator's for elementwise rows, its structured kernels' otherwise)."""
+    for o in out if isinstance(out, (tuple, list)) else (out,):
+        if isinstance(o, Tensor) and o._st.device != device:
+            if row.devices is None:
+                raise device_rules.same_device_error(device, o._st.device)
+            raise RuntimeError(f"Expected out tensor to have device {device}, but got "
+                               f"{o._st.device} instead")
 
 
 def _record(row, k, dyn, tracked, outputs, single, args, inplace=False):
@@ -550,7 +601,7 @@ def call_inplace(row, args, key=None):
     if _GRAD[0] and _any_requires_grad(args):
         return _inplace_autograd(row, args)
     if self._natural or st._data is None:
-        k, dyn, _, _ = prepare(row, args)
+        k, dyn, _, _ = prepare(row, args, inplace=True)
         # the storage buffer is referenced only by the storage (and `dyn` and getrefcount's
         # argument): XLA may write the result into it, as PyTorch's in-place op does
         if _DONATE and st._data is not None and row.divisor is None and \
@@ -569,7 +620,7 @@ def call_inplace(row, args, key=None):
         raise RuntimeError("unsupported operation: more than one element of the written-to "
                            "tensor refers to a single memory location. Please clone() the "
                            "tensor before performing the operation.")
-    k, dyn, _, _ = prepare(row, args)
+    k, dyn, _, _ = prepare(row, args, inplace=True)
     fk = row.kernels.get((k, "inplace"))
     if fk is None:
         fk = row.kernels[(k, "inplace")] = _build_inplace(k, self._size, self._stride,
@@ -660,7 +711,7 @@ def _inplace_autograd(row, args):
     from ..autograd.inplace import check_inplace_allowed, rebase_history
     self = args[0]
     check_inplace_allowed(self)
-    k, dyn, _, tracked = prepare(row, args)
+    k, dyn, _, tracked = prepare(row, args, inplace=True)
     res = k(*dyn)
     check_inplace(self, res)
     if row.divisor is not None:
@@ -794,7 +845,8 @@ def _make(name, params_src, body, namespace):
 def op(name=None, *, pointwise=False, promote="default", tensors=None, lists=(), scalars=(),
        promoted=None, method=True, function=True, inplace=False, out=True, dunders=None,
        aliases=(), method_only_aliases=(), returns=None, family="misc", differentiable=True,
-       nondiff_outputs=(), check=None, divisor=None, divisor_when=None, bucket=None):
+       nondiff_outputs=(), check=None, divisor=None, divisor_when=None, bucket=None,
+       devices=None):
     """Register a pure JAX function as a torch op (one op-table row).
 
     `tensors` name the parameters that take tensors (or Python numbers, promoted as PyTorch's
@@ -809,6 +861,9 @@ def op(name=None, *, pointwise=False, promote="default", tensors=None, lists=(),
     ZeroDivisionError (optionally only when `divisor_when(args)` holds).
     `bucket` names how the row runs on operands padded to a size class (see `bucketed`;
     pointwise rows default to "pointwise").
+    `devices`: (PyTorch's wrapper name, {parameter: PyTorch's argument name}), or a function of
+    the arguments giving it, for a kernel whose operands PyTorch checks argument by argument
+    (see `device_rules`); elementwise rows leave it None.
     """
     def register(impl):
         row = Op()
@@ -837,6 +892,7 @@ def op(name=None, *, pointwise=False, promote="default", tensors=None, lists=(),
         row.autograd = None  # (record, node name, saves policy), resolved on first use
         row.opmath = True
         row.bucket = bucket or ("pointwise" if pointwise else None)
+        row.devices = devices
         row.defaults = tuple(_scalar_default(p) for p in sig.parameters.values())
         row.plan = tuple(
             (_TP if n in row.promoted else _TN) if n in row.tensors else

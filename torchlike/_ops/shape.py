@@ -66,7 +66,8 @@ def _cat_arrays(arrs, dim):
     return jnp.concatenate([a for _, a in keep], axis=d)
 
 
-@op(tensors=(), lists=("tensors",), method=False, function=False, family=F, bucket="cat")
+@op(tensors=(), lists=("tensors",), method=False, function=False, family=F, bucket="cat",
+    devices=("wrapper_CUDA_cat", {"tensors": "tensors"}))
 def cat(tensors, dim=0):
     return _cat_arrays(tensors, dim)
 

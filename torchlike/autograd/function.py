@@ -8,7 +8,7 @@ import functools
 import jax
 import numpy as np
 
-from .._core import grad_state
+from .._core import device_rules, grad_state
 from .._core.device import transfer
 from .._core.tracing import tracing
 from .._core import layout as _layout
@@ -72,12 +72,15 @@ def _owner(t):
     return (t.grad_fn.name(), meta.output_nr if meta is not None else 0)
 
 
-def apply_jax(fn, operands, name=None, device=None, bucket=None):
+def apply_jax(fn, operands, name=None, device=None, bucket=None, devices=None):
     """Run JAX function `fn` on `operands` (tensors are read; anything else passes through) and
     return its outputs as a tuple of tensors, recording a node when an operand requires grad.
     `bucket`: (index, allowed) when `fn` maps over the dims `allowed(ndim)` of
     `operands[index]` (its results' leading dims), so that it runs on that operand padded to a
-    size class (see `_core/buckets.py`), and its results may be."""
+    size class (see `_core/buckets.py`), and its results may be. Operands on several devices
+    follow PyTorch's rules (`device_rules.check_operands`, `devices` its `spec`)."""
+    if not device_rules.agree(operands):
+        operands = device_rules.check_operands(operands, devices)
     if bucket is not None:
         res = _apply_bucketed(fn, operands, device, bucket, name)
         if res is not None:

@@ -3,8 +3,6 @@
 With no GPU visible to JAX, everything behaves as in a CPU-only PyTorch build: queries answer
 False/0, and anything that needs a device raises "Torch not compiled with CUDA enabled".
 """
-import contextlib
-
 from .._core import device as _dev
 from .._ops import random as _random
 from .._ops.creation import CUDA_LEGACY_TYPES as _LEGACY
@@ -129,13 +127,21 @@ def _jax_device(d):
 def get_device_name(device=None):
     """Mirrors `torch.cuda.get_device_name`."""
     _lazy_init()
-    return _jax_device(device).device_kind
+    return _name(_jax_device(device))
+
+
+def _name(jd):
+    from .._core import simulated
+    return simulated.NAME if simulated.COUNT else jd.device_kind
 
 
 class _CudaDeviceProperties:
     def __init__(self, jd):
-        self.name = jd.device_kind
-        stats = _stats(jd)
+        self.name = _name(jd)
+        try:
+            stats = jd.memory_stats() or {}
+        except Exception:  # noqa: BLE001 - backends without memory stats
+            stats = {}
         self.total_memory = int(stats.get("bytes_limit", 0))
         cc = getattr(jd, "compute_capability", None)
         major, minor = (cc.split(".") + ["0"])[:2] if isinstance(cc, str) else (0, 0)
@@ -167,60 +173,6 @@ def get_arch_list():
 
 def is_bf16_supported(including_emulation=True):
     return is_available()
-
-
-def synchronize(device=None):
-    """Mirrors `torch.cuda.synchronize`: waits for the device's queued work."""
-    _lazy_init()
-    import jax
-    jd = _jax_device(device)
-    jax.device_put(0, jd).block_until_ready()
-
-
-def empty_cache():
-    """Mirrors `torch.cuda.empty_cache` (JAX manages its own pool: nothing to release)."""
-
-
-def _stats(jd):
-    try:
-        return jd.memory_stats() or {}
-    except Exception:  # noqa: BLE001 - backends without memory stats
-        return {}
-
-
-def _mem(device, key):
-    if not is_available():
-        return 0
-    return int(_stats(_jax_device(device)).get(key, 0))
-
-
-def memory_allocated(device=None):
-    """Mirrors `torch.cuda.memory_allocated` (0 without a GPU)."""
-    return _mem(device, "bytes_in_use")
-
-
-def max_memory_allocated(device=None):
-    return _mem(device, "peak_bytes_in_use")
-
-
-def memory_reserved(device=None):
-    return _mem(device, "bytes_reserved") or _mem(device, "bytes_in_use")
-
-
-def max_memory_reserved(device=None):
-    return _mem(device, "peak_bytes_reserved") or _mem(device, "peak_bytes_in_use")
-
-
-def memory_cached(device=None):
-    import warnings
-    warnings.warn("`torch.cuda.memory_cached` has been renamed to `torch.cuda.memory_reserved`",
-                  FutureWarning, stacklevel=2)
-    return memory_reserved(device)
-
-
-def reset_peak_memory_stats(device=None):
-    if not is_available():
-        raise AttributeError("module 'torch._C' has no attribute '_cuda_resetPeakMemoryStats'")
 
 
 # ---- random ------------------------------------------------------------------------------------
@@ -270,34 +222,9 @@ def set_rng_state_all(new_states):
         set_rng_state(s, i)
 
 
-# ---- streams (JAX orders work itself: streams are bookkeeping only) -----------------------------
-
-class Stream:
-    """Mirrors `torch.cuda.Stream` as far as ordering-free code uses it."""
-
-    def __init__(self, device=None, priority=0, **kwargs):
-        _lazy_init()
-        self.device = _dev.device("cuda", _index(device))
-        self.priority = priority
-
-    def synchronize(self):
-        synchronize(self.device)
-
-    def wait_stream(self, stream):
-        pass
-
-    def query(self):
-        return True
-
-
-def current_stream(device=None):
-    _lazy_init()
-    return Stream(device)
-
-
-default_stream = current_stream
-
-
-@contextlib.contextmanager
-def stream(s):
-    yield
+from .streams import (Event, Stream, current_stream, default_stream, set_stream,  # noqa
+                      stream, synchronize)
+from .memory import (empty_cache, max_memory_allocated, max_memory_reserved,  # noqa: E402,F401
+                     mem_get_info, memory_allocated, memory_cached, memory_reserved,
+                     memory_stats, reset_accumulated_memory_stats, reset_peak_memory_stats)
+from . import nvtx  # noqa: E402,F401

@@ -17,6 +17,7 @@ from .. import autograd as _autograd
 from .._core.tracing import tracing
 from .._core import dtype as _dt
 from .._core import programs
+from .._core.device import jax_device
 from .._core.tensor import Tensor, wrap
 from .optimizer import Optimizer, _to_scalar
 
@@ -57,10 +58,22 @@ def _scalar(v):
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
 
 
+def _on(a, dev):
+    """Array `a` on torch device `dev` (state kept on the CPU meets parameters elsewhere)."""
+    import jax
+    return jax.device_put(a, jax_device(dev))
+
+
 class OptaxOptimizer(Optimizer):
-    """Base of the optax-backed algorithms (not part of PyTorch's API)."""
+    """Base of the optax-backed algorithms (not part of PyTorch's API).
+
+    State lives where PyTorch keeps it: buffers on the parameter's device, the 0-dim `step`
+    (and NAdam's `mu_product`) on the CPU unless the group is `capturable` or `fused`, the keys
+    in `_device_state` always on the parameter's device. The update runs on the parameters'
+    device; a CPU scalar goes there for the call and its new value comes back."""
 
     _hyper = ("lr",)
+    _device_state = ()
 
     def _flags(self, group):
         return ()
@@ -101,9 +114,20 @@ class OptaxOptimizer(Optimizer):
                     continue
                 st = self.state[p]
                 st.update(init)
+                self._place_state(st, p, group)
             _legacy_step(st)
             states.append(st)
         return params, states
+
+    def _place_state(self, st, p, group):
+        """New state tensors to the devices PyTorch keeps them on (see the class docstring)."""
+        if p._st.device.type == "cpu":
+            return
+        everything = group.get("capturable") or group.get("fused")
+        for k, v in st.items():
+            if isinstance(v, Tensor) and v._st.device != p._st.device and (
+                    everything or k in self._device_state):
+                st[k] = v.to(p._st.device)
 
     def step(self, closure=None):
         """Mirrors `Optimizer.step` of the algorithm: one jitted optax update per param group."""
@@ -116,8 +140,10 @@ class OptaxOptimizer(Optimizer):
                 params, states = self._prepare(group)
                 if not params:
                     continue
-                arrays = [{k: v._value() for k, v in st.items() if isinstance(v, Tensor)}
-                          for st in states]
+                arrays = [{k: v._value() if v._st.device is p._st.device or
+                           v._st.device == p._st.device else _on(v._value(), p._st.device)
+                           for k, v in st.items() if isinstance(v, Tensor)}
+                          for p, st in zip(params, states)]
                 p_arrays = [p._value() for p in params]
                 donate = not tracing() and _owned(params, p_arrays) and _owned(
                     [v for st in states for v in st.values() if isinstance(v, Tensor)],
@@ -131,7 +157,8 @@ class OptaxOptimizer(Optimizer):
                     for k, v in ns.items():
                         t = st.get(k)
                         if isinstance(t, Tensor):
-                            t._assign(v)
+                            t._assign(v if t._st.device is p._st.device or
+                                      t._st.device == p._st.device else _on(v, t._st.device))
                         else:
                             st[k] = wrap(v, p.device)
         return loss

@@ -10,6 +10,7 @@ class ASGD(OptaxOptimizer):
 
     _hyper = ("lr", "lambd", "alpha", "t0", "weight_decay")
     _rule = staticmethod(_rules.asgd)
+    _device_state = ("step", "eta", "mu")   # PyTorch's ASGD keeps them with the parameter
 
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0,
                  foreach=None, maximize=False, differentiable=False, capturable=False):

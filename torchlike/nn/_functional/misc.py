@@ -37,12 +37,13 @@ def _short(d):
     return _SHORT.get(s, s)
 
 
-def _row(name, node, *, tensors=None, scalars=(), promote="default", check=None, bucket=None):
+def _row(name, node, *, tensors=None, scalars=(), promote="default", check=None, bucket=None,
+         devices=None):
     def register(impl):
         rname = "_nn_" + name
         _reg.op(rname, promote=promote, tensors=tensors, scalars=scalars, method=False,
                 function=False, inplace=False, out=False, check=check, family="nn",
-                bucket=bucket)(impl)
+                bucket=bucket, devices=devices)(impl)
         _names._NAMES[rname] = node
         return _reg.OPS[rname]
     return register
@@ -86,8 +87,16 @@ def _linear_check(input, weight, bias=None):
                            f"{_short(weight)}")
 
 
+def _linear_devices(input, weight, bias):
+    """PyTorch's linear runs addmm (bias, input, weight.t()) for a 2-D input, or a contiguous
+    3-D one, with a bias; else matmul (mm), then an elementwise add of the bias."""
+    if bias is not None and (input.ndim == 2 or input.ndim == 3 and input.is_contiguous()):
+        return "wrapper_CUDA_addmm", {"bias": "self", "input": "mat1", "weight": "mat2"}
+    return "wrapper_CUDA_mm", {"input": "self", "weight": "mat2"}
+
+
 @_row("linear", "AddmmBackward0", tensors=("input", "weight", "bias"), promote=None,
-      check=_linear_check, bucket="leading")
+      check=_linear_check, bucket="leading", devices=_linear_devices)
 def _linear(input, weight, bias):
     if input.ndim == 0 or weight.ndim == 0:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "

@@ -11,7 +11,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..._core import buckets
+from ..._core import buckets, device_rules
 from ..._core.device import put
 from ..._core import grad_state
 from ..._core.tensor import Tensor, wrap
@@ -216,7 +216,11 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     _check_ln(input, shape, weight, bias)
     lead = input.dim() - len(shape)
     return apply_jax(_ln_fn(len(shape), float(eps), False), [input, weight, bias],
-                     "NativeLayerNormBackward0", bucket=(0, lambda nd: range(lead)))[0]
+                     "NativeLayerNormBackward0", bucket=(0, lambda nd: range(lead)),
+                     devices=_LN_DEVICES)[0]
+
+
+_LN_DEVICES = ("wrapper_CUDA__native_layer_norm", ("input", "weight", "bias"))
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
@@ -511,6 +515,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     if weight.dim() != 2:
         raise RuntimeError("'weight' must be 2-D")
     _check_indices(input, "indices", "embedding")
+    if not device_rules.agree([weight, input]):  # PyTorch looks rows up with index_select
+        device_rules.check_operands([weight, input], _EMB_DEVICES)
     if not tracing():        # a host check; traced indices (vmap, compile) have no values
         _check_range(buckets.host_value(input), weight.shape[0])
     if max_norm is not None:
@@ -520,6 +526,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
                  bool(scale_grad_by_freq))
     return apply_jax(fn, [weight, input], "EmbeddingBackward0",
                      bucket=(1, lambda nd: range(nd)))[0]
+
+
+_EMB_DEVICES = ("wrapper_CUDA__index_select", ("self", "index"))
 
 
 @programs.factory

@@ -234,6 +234,7 @@ class _BaseDataLoaderIter:
         if loader.pin_memory and not _accelerator_available():
             warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
                           "then device pinned memory won't be used.", stacklevel=3)
+        self._pin = bool(loader.pin_memory) and _accelerator_available()
         self._timeout = loader.timeout
         self._collate_fn = loader.collate_fn
         self._sampler_iter = iter(self._index_sampler)
@@ -256,6 +257,8 @@ class _BaseDataLoaderIter:
         if self._sampler_iter is None:
             self._reset()
         data = self._next_data()
+        if self._pin:
+            data = pin_batch(data)
         self._num_yielded += 1
         if self._dataset_kind == 1 and self._IterableDataset_len_called is not None and \
                 self._num_yielded > self._IterableDataset_len_called:
@@ -275,6 +278,36 @@ class _BaseDataLoaderIter:
 
     def __getstate__(self):
         raise NotImplementedError("{} cannot be pickled", self.__class__.__name__)
+
+
+def pin_batch(data):
+    """PyTorch's pinning of a batch: tensors (and objects with `pin_memory`) inside mappings,
+    named tuples and sequences; a plain tuple becomes a list, as in PyTorch."""
+    import collections.abc as abc
+    from ..._core.tensor import Tensor
+    if isinstance(data, Tensor):
+        return data.pin_memory()
+    if isinstance(data, (str, bytes)):
+        return data
+    if isinstance(data, abc.Mapping):
+        items = {k: pin_batch(v) for k, v in data.items()}
+        try:
+            return type(data)(items)
+        except TypeError:
+            return items
+    if isinstance(data, tuple) and hasattr(data, "_fields"):
+        return type(data)(*(pin_batch(v) for v in data))
+    if isinstance(data, tuple):
+        return [pin_batch(v) for v in data]
+    if isinstance(data, abc.Sequence):
+        items = [pin_batch(v) for v in data]
+        try:
+            return type(data)(items)
+        except TypeError:
+            return items
+    if hasattr(data, "pin_memory"):
+        return data.pin_memory()
+    return data
 
 
 def _accelerator_available():
