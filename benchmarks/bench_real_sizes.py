@@ -75,8 +75,9 @@ LABEL = {"torch": "torch eager", "tl_eager": "torchlike eager",
          "jax": "jax.jit + optax"}
 
 
-def config(model, quick):
-    """Sizes and step counts: (first step) + warmup + timed steps, the same for all contenders."""
+def config(model, quick, over=None):
+    """Sizes and step counts: (first step) + warmup + timed steps, the same for all contenders
+    (`over`: entries replaced, for benchmarks/bench_gpu.py)."""
     if model == "gpt":
         c = dict(n_layer=6, n_embd=384, n_head=6, vocab=65, block=256, batch=8, lr=3e-4,
                  wd=0.1, warmup=3, timed=8)
@@ -96,6 +97,7 @@ def config(model, quick):
         c = dict(inp=32, hidden=64, steps=1000, batch=8, max_iter=5, warmup=2, timed=3)
         if quick:
             c.update(steps=200, warmup=1, timed=2)
+    c.update(over or {})
     return c
 
 
@@ -268,7 +270,7 @@ def build_model(torch, model, c):
 
             def forward(self, idx, targets):
                 b, t = idx.size()
-                pos = torch.arange(0, t, dtype=torch.long)
+                pos = torch.arange(0, t, dtype=torch.long, device=idx.device)
                 x = self.transformer.drop(self.transformer.wte(idx) + self.transformer.wpe(pos))
                 for block in self.transformer.h:
                     x = block(x)
@@ -339,15 +341,18 @@ def build_model(torch, model, c):
     return CellModel()
 
 
-def child_torchlike_or_torch(lib, variant, model, quick):
+def child_torchlike_or_torch(lib, variant, model, quick, device="cpu", over=None):
+    """One contender's run (`variant` "tl_compiled" / "torch_compiled": the step under
+    `torch.compile`); `device`: where the model and batches live (bench_gpu.py: "cuda")."""
     t0 = time.perf_counter()
     if lib == "torch":
         import torch
-        torch.set_num_threads(1)
+        if device == "cpu":
+            torch.set_num_threads(1)
     else:
         import torchlike as torch
     import_s = time.perf_counter() - t0
-    c = config(model, quick)
+    c = config(model, quick, over)
     F = torch.nn.functional
 
     t0 = time.perf_counter()
@@ -363,9 +368,11 @@ def child_torchlike_or_torch(lib, variant, model, quick):
     with torch.no_grad():
         for n, p in net.named_parameters():
             p.copy_(torch.tensor(arrays[n]))
+    net.to(device)
     net.train()
     params = list(net.parameters())
-    data = [tuple(torch.from_numpy(a) for a in b) for b in batches(model, c, N_BATCHES)]
+    data = [tuple(torch.from_numpy(a).to(device) for a in b)
+            for b in batches(model, c, N_BATCHES)]
 
     if model == "gpt":
         opt = torch.optim.AdamW(params, lr=c["lr"], weight_decay=c["wd"])
@@ -382,8 +389,8 @@ def child_torchlike_or_torch(lib, variant, model, quick):
         def closure():
             net.zero_grad()     # not opt.zero_grad(): see the module docstring
             x, y = cur["x"], cur["y"]
-            h = torch.zeros(c["batch"], c["hidden"])
-            cc = torch.zeros(c["batch"], c["hidden"])
+            h = torch.zeros(c["batch"], c["hidden"], device=device)
+            cc = torch.zeros(c["batch"], c["hidden"], device=device)
             for t in range(c["steps"]):
                 h, cc = net.cell(x[t], (h, cc))
             loss = ((h - y) ** 2).mean()
@@ -409,7 +416,7 @@ def child_torchlike_or_torch(lib, variant, model, quick):
             opt.step()
             return loss
 
-    run = torch.compile(step) if variant == "tl_compiled" else step
+    run = torch.compile(step) if variant in ("tl_compiled", "torch_compiled") else step
     build_s = time.perf_counter() - t0
     last = params[-1]
 
@@ -584,13 +591,13 @@ def _jax_loss(model, c):
     raise ValueError(model)
 
 
-def child_jax(model, quick):
+def child_jax(model, quick, over=None):
     t0 = time.perf_counter()
     import jax
     import jax.numpy as jnp
     import optax
     import_s = time.perf_counter() - t0
-    c = config(model, quick)
+    c = config(model, quick, over)
     t0 = time.perf_counter()
     loss_fn, tx, state = _jax_loss(model, c)
     params = {k: jnp.asarray(v) for k, v in init_arrays(model, c).items()}

@@ -153,6 +153,16 @@ class _Checker(doctest.OutputChecker):
                                     optionflags)
 
 
+def _accelerator(mode):
+    """Whether the library of `mode` sees an accelerator (blocks marked `accelerator` need one:
+    compat_tests/accelerator runs them in the simulated mode, and on a real GPU)."""
+    if mode == "torch":
+        import torch
+        return torch.cuda.is_available()
+    import torchlike
+    return torchlike.cuda.is_available()
+
+
 def run_python(page_blocks, mode, name):
     """Run the python blocks of one page with `torch` = real torch (mode 'torch') or torchlike
     (mode 'torchlike'); return a list of failure reports (empty when every block passed)."""
@@ -167,6 +177,8 @@ def run_python(page_blocks, mode, name):
         for b in page_blocks:
             if b.lang != "python" or (mode == "torch" and "torchlike-only" in b.flags):
                 continue
+            if "accelerator" in b.flags and not _accelerator(mode):
+                continue   # run by compat_tests/accelerator (simulated mode, or a real GPU)
             where = f"{b.page}:{b.line}"
             if b.is_session:
                 test = parser.get_doctest(b.source, {}, where, b.page, b.line)

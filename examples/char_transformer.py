@@ -46,7 +46,8 @@ def batches(data, block, batch_size, generator):
 @torch.no_grad()
 def sample(model, prompt, length, stoi, itos, temperature=0.8):
     model.eval()
-    idx = torch.tensor([[stoi[c] for c in prompt]])
+    device = next(model.parameters()).device
+    idx = torch.tensor([[stoi[c] for c in prompt]], device=device)
     for _ in range(length):
         logits = model(idx[:, -model.block:])[:, -1] / temperature
         nxt = torch.multinomial(F.softmax(logits, dim=-1), 1)
@@ -71,7 +72,8 @@ def main():
     data = torch.tensor([stoi[c] for c in text], dtype=torch.long)
     print(f"{len(text)} characters, vocabulary of {len(chars)}")
 
-    model = CharTransformer(len(chars), args.block)
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    model = CharTransformer(len(chars), args.block).to(device)
     print("parameters:", sum(p.numel() for p in model.parameters()))
     optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.01)
     scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=args.steps)
@@ -80,6 +82,7 @@ def main():
     for step in range(args.steps):
         model.train()
         x, y = batches(data, args.block, args.batch_size, gen)
+        x, y = x.to(device), y.to(device)
         logits = model(x)
         loss = F.cross_entropy(logits.reshape(-1, len(chars)), y.reshape(-1))
         optimizer.zero_grad(set_to_none=True)

@@ -40,9 +40,11 @@ class DigitsNet(nn.Module):
 
 def evaluate(model, loader):
     model.eval()
+    device = next(model.parameters()).device
     correct = total = 0
     with torch.no_grad():
         for xb, yb in loader:
+            xb, yb = xb.to(device), yb.to(device)
             correct += (model(xb).argmax(1) == yb).sum().item()
             total += yb.numel()
     return correct / total
@@ -67,7 +69,8 @@ def main():
     train_loader = DataLoader(train, batch_size=args.batch_size, shuffle=True)
     test_loader = DataLoader(test, batch_size=256)
 
-    model = DigitsNet()
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    model = DigitsNet().to(device)
     print(model)
     print("parameters:", sum(p.numel() for p in model.parameters()))
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
@@ -79,6 +82,7 @@ def main():
         running = 0.0
         bar = tqdm(train_loader, desc=f"epoch {epoch + 1}/{args.epochs}", leave=False)
         for xb, yb in bar:
+            xb, yb = xb.to(device), yb.to(device)
             loss = F.cross_entropy(model(xb), yb)
             optimizer.zero_grad()
             loss.backward()
@@ -104,8 +108,8 @@ def main():
     path = os.path.join(args.out, "digits_cnn.pt")
     torch.save(model.state_dict(), path)
 
-    restored = DigitsNet()
-    restored.load_state_dict(torch.load(path))
+    restored = DigitsNet().to(device)
+    restored.load_state_dict(torch.load(path, map_location=device))
     same = evaluate(restored, test_loader) == accuracy
     print(f"saved {path}; reloaded model gives the same accuracy: {same}")
 

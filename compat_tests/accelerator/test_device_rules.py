@@ -44,6 +44,8 @@ ERRORS = [
      wrapper("tensors", "cpu", "cuda:0", "wrapper_CUDA_cat")),
     ("torch.cat([torch.ones(2), torch.ones(2, device='cuda')])",
      wrapper("tensors", "cuda:0", "cpu", "wrapper_CUDA_cat")),
+    ("torch.stack([torch.ones(2, device='cuda'), torch.ones(2)])",
+     wrapper("tensors", "cpu", "cuda:0", "wrapper_CUDA_cat")),
     # F.linear: addmm(bias, input, weight.t()) for a 2-D input with a bias, else mm
     ("torch.nn.functional.linear(torch.ones(3, 2, device='cuda'), torch.ones(4, 2), "
      "torch.ones(4))", wrapper("mat1", "cuda:0", "cpu", "wrapper_CUDA_addmm")),

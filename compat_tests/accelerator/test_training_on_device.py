@@ -45,6 +45,7 @@ def _train(device, make_opt, steps=3):
         loss = ((model(x) - 1) ** 2).mean()
         opt.zero_grad()
         loss.backward()
+        assert all(p.grad.device == p.device for p in model.parameters())
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         sched.step()

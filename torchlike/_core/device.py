@@ -239,6 +239,15 @@ def transfer(a, target=None):
                   target is not None, enable_x64=x64)
 
 
+def of_jax_device(jd):
+    """The torch device of a jax.Device: `cuda:N` for the N-th accelerator (simulated ones
+    included), else the CPU."""
+    g = gpus()
+    if jd in g:
+        return canonical(device("cuda", g.index(jd)))
+    return CPU
+
+
 def jax_device(dev):
     """The jax.Device behind a canonical torch device."""
     if dev.type == "cuda":

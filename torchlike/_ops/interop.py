@@ -11,7 +11,7 @@ import jax.dlpack
 import numpy as np
 
 from .._core import dtype as dt
-from .._core.device import CPU, device as _device
+from .._core.device import CPU
 from .._core.tensor import Tensor, wrap
 from .registry import function
 
@@ -21,10 +21,8 @@ def _torch_device(array):
         (d,) = array.devices()
     except (AttributeError, ValueError, jax.errors.ConcretizationTypeError):
         return CPU
-    if d.platform == "cpu":
-        return CPU
-    from .._core.device import gpus
-    return _device("cuda", gpus().index(d))
+    from .._core.device import of_jax_device
+    return of_jax_device(d)
 
 
 @function(method=False)

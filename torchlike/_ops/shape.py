@@ -66,8 +66,11 @@ def _cat_arrays(arrs, dim):
     return jnp.concatenate([a for _, a in keep], axis=d)
 
 
+_CAT_DEVICES = ("wrapper_CUDA_cat", {"tensors": "tensors"})
+
+
 @op(tensors=(), lists=("tensors",), method=False, function=False, family=F, bucket="cat",
-    devices=("wrapper_CUDA_cat", {"tensors": "tensors"}))
+    devices=_CAT_DEVICES)
 def cat(tensors, dim=0):
     return _cat_arrays(tensors, dim)
 
@@ -87,7 +90,8 @@ def _cat(tensors, dim=0, *, out=None):
     return call(OPS["cat"], (tensors, dim), out)
 
 
-@op(tensors=(), lists=("tensors",), method=False, function=False, family=F, bucket="exact")
+@op(tensors=(), lists=("tensors",), method=False, function=False, family=F, bucket="exact",
+    devices=_CAT_DEVICES)   # PyTorch stacks with cat
 def stack(tensors, dim=0):
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
