@@ -57,6 +57,20 @@ ERRORS = [
      wrapper("index", "cpu", "cuda:0", "wrapper_CUDA__index_select")),
     ("torch.nn.functional.layer_norm(torch.ones(3, 2, device='cuda'), (2,), torch.ones(2), "
      "torch.zeros(2))", wrapper("weight", "cpu", "cuda:0", "wrapper_CUDA__native_layer_norm")),
+    ("torch.ones(4, 3, device='cuda').gather(1, torch.zeros(4, 1, dtype=torch.long))",
+     wrapper("index", "cpu", "cuda:0", "wrapper_CUDA_gather")),
+    ("torch.ones(4, 3, device='cuda').scatter(1, torch.zeros(4, 1, dtype=torch.long), 2.0)",
+     wrapper("index", "cpu", "cuda:0", "wrapper_CUDA_scatter_value")),
+    ("torch.ones(4, 3, device='cuda').scatter_(1, torch.zeros(4, 1, dtype=torch.long, "
+     "device='cuda'), torch.ones(4, 1))",
+     wrapper("src", "cpu", "cuda:0", "wrapper_CUDA_scatter__src")),
+    ("torch.ones(4, 3, device='cuda').index_add(0, torch.tensor([0]), torch.ones(1, 3, "
+     "device='cuda'))", wrapper("index", "cpu", "cuda:0", "wrapper_CUDA_index_add")),
+    # the mask of a causal attention kept as a plain attribute, not a buffer, stays on the CPU
+    ("torch.ones(2, 2, device='cuda').masked_fill(torch.ones(2, 2).tril() == 0, float('-inf'))",
+     "expected self and mask to be on the same device, but got mask on cpu and self on cuda:0"),
+    ("torch.ones(3, device='cuda').__setitem__(torch.tensor([0, 1]), torch.ones(2))",
+     TI.format("cuda:0", "cpu")),
     ("torch.ones(3)[torch.tensor([0], device='cuda')]",
      "indices should be either on cpu or on the same device as the indexed tensor (cpu)"),
     ("torch.mm(torch.ones(2, 2, device='cuda'), torch.ones(2, 2, device='cuda'), "
@@ -87,6 +101,10 @@ VALUES = [
     ("torch.nn.functional.cross_entropy(torch.arange(8., device='cuda').reshape(2, 4), "
      "torch.tensor([1, 3], device='cuda'))", "cuda:0"),
     ("torch.ones(2, device='cuda:1') * 2.5", "cuda:1"),
+    ("torch.ones(3, device='cuda').index_put_((torch.tensor([0, 2]),), torch.tensor(5.))",
+     "cuda:0"),
+    ("torch.ones(2, 2, device='cuda:1').masked_fill(torch.eye(2, dtype=torch.bool, "
+     "device='cuda:1'), -1.0)", "cuda:1"),
 ]
 
 

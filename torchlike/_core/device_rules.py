@@ -115,11 +115,12 @@ def agree(operands):
     return True
 
 
-def check_operands(operands, spec=None):
+def check_operands(operands, spec=None, written=None):
     """`operands` of a composite kernel (`apply_jax`) with 0-dim CPU inputs moved to the
     kernel's device, or PyTorch's error. `spec`: (wrapper name, PyTorch's argument name per
     operand position, None for a position its wrapper does not check) for a kernel PyTorch
-    checks argument by argument."""
+    checks argument by argument; `written`: the operand an in-place kernel writes (never
+    moved)."""
     rest = [o for o in operands if isinstance(o, Tensor)]
     if spec is not None:
         method, names = spec
@@ -128,4 +129,4 @@ def check_operands(operands, spec=None):
         _check_arguments(named, method)
         rest = [o for n, o in zip(names, operands) if n is None and isinstance(o, Tensor)] + \
             [o for _, o in named[:1]]
-    return _swap_all(list(operands), _scalars_moved(rest))
+    return _swap_all(list(operands), _scalars_moved(rest, written))

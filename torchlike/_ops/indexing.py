@@ -609,10 +609,10 @@ def _kernel(key, build):
 _SCALAR_ARRAYS = {}   # (value's bytes in dtype d, d) -> 0-d device array
 
 
-def _scalar_array(value, d):
+def _scalar_array(value, d, device):
     """A fill value as a 0-d array of dtype `d`. A Python number is cast by NumPy (as JAX casts)
-    and cached on the device per value: building it with JAX's eager ops costs three dispatches
-    per call (`masked_fill(mask, -inf)` in every attention layer)."""
+    and cached on torch device `device` per value: building it with JAX's eager ops costs three
+    dispatches per call (`masked_fill(mask, -inf)` in every attention layer)."""
     if isinstance(value, Tensor):
         value = value._value()
         return value.astype(d.np) if not (jnp.iscomplexobj(value) and not d.is_complex) else \
@@ -623,12 +623,13 @@ def _scalar_array(value, d):
     a = np.asarray(value).astype(d.np)
     if tracing():          # a NumPy constant, never a cached device array, inside a trace
         return a
-    key = (a.tobytes(), d)
+    key = (a.tobytes(), d, device)
     cached = _SCALAR_ARRAYS.get(key)
     if cached is None:
         if len(_SCALAR_ARRAYS) > 4096:
             _SCALAR_ARRAYS.clear()
-        cached = _SCALAR_ARRAYS[key] = _transfer(a)
+        from .._core.device import jax_device
+        cached = _SCALAR_ARRAYS[key] = _transfer(a, jax_device(device))
     return cached
 
 
@@ -651,13 +652,26 @@ def _wants_grad(self, operands):
     return False
 
 
+def _wrapper_devices(op, overload, inplace, source="src"):
+    """The device-check spec (see `device_rules.check_operands`) of PyTorch's generated wrapper
+    for `op` with operands (self, index, source): `wrapper_CUDA_scatter_src`,
+    `wrapper_CUDA_scatter__value` (in place), `wrapper_CUDA_index_add`..."""
+    name = op + ("_" if inplace else "") + (f"_{overload}" if overload else "")
+    return f"wrapper_CUDA_{name}", ("self", "index", source if overload != "value" else None)
+
+
 def _run(name, fn, self, operands, inplace=False, out=None, saved=(), save_result=False,
-         op=None, elementwise=False):
+         op=None, elementwise=False, devices=None):
     """`fn(self, *operands)` as a new tensor, into `out`, or written into `self` (`inplace`),
     recording node `name` when autograd needs it; `saved` are the tensors PyTorch's backward
     formula keeps (for the version-counter check), `save_result` adds the result.
     `elementwise`: `fn` works element by element (with broadcasting), so it may run on
-    operands padded to a size class (see `_core/buckets.py`)."""
+    operands padded to a size class (see `_core/buckets.py`). Operands on other devices than
+    `self` follow PyTorch's rules (`devices`: its wrapper's check, else its TensorIterator's)."""
+    if not device_rules.agree([self, *operands]):
+        moved = device_rules.check_operands([self, *operands], devices,
+                                            written=self if inplace else None)
+        operands = moved[1:]
     if out is not None and _GRAD[0] and out._requires_grad:
         raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
@@ -874,6 +888,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None, _save_index=True):
         return f
     k = _kernel(("gather", d, isz, ssz), build)
     return _run("GatherBackward0", k, input, [index], out=out, op="gather",
+                devices=("wrapper_CUDA_gather", ("self", "index")),
                 saved=(input, index) if _save_index else (input,))
 
 
@@ -969,8 +984,9 @@ def _scatter(self, dim, index, src=None, value=None, reduce=None, inplace=False,
         name = "NotImplemented"
     else:
         name = "ScatterBackward0" if is_t else "ScatterBackward1"
-    v = src if is_t else _scalar_array(value, self.dtype)
-    res = _run(name, k, self, [index, v], inplace, out, saved=(index,), op="scatter")
+    v = src if is_t else _scalar_array(value, self.dtype, self._st.device)
+    res = _run(name, k, self, [index, v], inplace, out, saved=(index,), op="scatter",
+               devices=_wrapper_devices("scatter", "src" if is_t else "value", inplace))
     return _check_src_grad(res, name, index, src) if is_t else res
 
 
@@ -990,7 +1006,7 @@ def _scatter_add(self, dim, index, src, inplace, out=None):
     k = _kernel(("scatter", "add", d, isz, ssz, True),
                 lambda: _scatter_core("add", d, isz, ssz, True, True))
     res = _run("ScatterAddBackward0", k, self, [index, src], inplace, out, saved=(index,),
-               op="scatter_add")
+               op="scatter_add", devices=_wrapper_devices("scatter_add", None, inplace))
     return _check_src_grad(res, "ScatterAddBackward0", index, src)
 
 
@@ -1164,7 +1180,7 @@ def _index_add(self, dim, index, source, alpha, inplace, out=None):
     _index_dim_checks("index_add", self, d, index, source, _ADD_MSGS)
     return _run("IndexAddBackward0", _index_op_kernel("add", d), self,
                 [index, source, np.asarray(alpha)], inplace, out, saved=(index, source),
-                op="index_add")
+                op="index_add", devices=_wrapper_devices("index_add", None, inplace, "source"))
 
 
 def index_add(input, dim, index, source, *, alpha=1, out=None):
@@ -1205,7 +1221,7 @@ def _index_fill(self, dim, index, value, inplace):
     if isinstance(value, Tensor):
         name = "IndexFillBackward1"
     else:
-        name, value = "IndexFillBackward0", _scalar_array(value, self.dtype)
+        name, value = "IndexFillBackward0", _scalar_array(value, self.dtype, self._st.device)
     return _run(name, _index_op_kernel("fill", d), self, [index, value, np.asarray(1)], inplace,
                 saved=(index,))
 
@@ -1290,6 +1306,9 @@ def index_put_(self, indices, values, accumulate=False):
 # ---- masked ------------------------------------------------------------------------------------
 
 def _masked_fill(self, mask, value, inplace):
+    if mask._st.device != self._st.device:
+        raise RuntimeError(f"expected self and mask to be on the same device, but got mask on "
+                           f"{mask._st.device} and self on {self._st.device}")
     if mask.dtype is not dt.bool_:
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask "
                            f"with dtype {_c_name(mask.dtype)}")
@@ -1308,7 +1327,7 @@ def _masked_fill(self, mask, value, inplace):
     if isinstance(value, Tensor):
         name = "MaskedFillBackward1"
     else:
-        name, value = "MaskedFillBackward0", _scalar_array(value, self.dtype)
+        name, value = "MaskedFillBackward0", _scalar_array(value, self.dtype, self._st.device)
     return _run(name, _kernel(("masked_fill",), build), self, [mask, value], inplace,
                 saved=(mask,), elementwise=True)
 
