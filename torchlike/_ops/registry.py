@@ -444,12 +444,13 @@ _ON_DEVICE = {}  # (type, value, device) -> its 0-d array on that accelerator
 def _accelerator_scalar(v, device):
     """`_device_scalar` on an accelerator (or for a kernel whose only operand is the number,
     which must run on `device`): every value is cached there (a NumPy scalar would be copied
-    to the device on every call); signed zeros are kept apart by their repr."""
-    key = (type(v), v if v or type(v) is int or type(v) is bool else repr(v), device)
+    to the device on every call); signed zeros and NaNs are keyed by their repr."""
+    if tracing():   # a constant inside a trace, never a concrete array
+        return _NP_SCALAR[type(v)](v)
+    t = type(v)
+    key = (t, v if t is int or t is bool or (v and v == v) else repr(v), device)
     a = _ON_DEVICE.get(key)
     if a is None:
-        if tracing():
-            return _NP_SCALAR[type(v)](v)
         if len(_ON_DEVICE) > 8192:
             _ON_DEVICE.clear()
         from .._core.device import jax_device
