@@ -1016,3 +1016,42 @@ def test_autograd_names_resolve():
     import importlib
     gc_mod = importlib.import_module("torchlike.autograd.gradcheck")
     assert issubclass(gc_mod.GradcheckError, RuntimeError)
+
+
+# ---- which saved tensors a product's node checks ---------------------------------------------
+
+PRODUCT_CASES = {
+    # the seeds' two-loss pattern: the discriminator step updates the shared trunk in place
+    # between the two backward passes; addmm saved no weight (its input needs no grad)
+    "linear, input without grad": (lambda torch: torch.nn.Linear(4, 4), False, "linear"),
+    "linear, input with grad": (lambda torch: torch.nn.Linear(4, 4), True, "linear"),
+    "mm, input without grad": (None, False, "mm"),
+    "mm, input with grad": (None, True, "mm"),
+    "matmul batched": (None, True, "matmul3"),
+}
+
+
+@pytest.mark.parametrize("case", list(PRODUCT_CASES))
+def test_products_save_what_their_formula_needs(case):
+    make, x_grad, kind = PRODUCT_CASES[case]
+
+    def run(torch):
+        torch.manual_seed(0)
+        x = torch.randn(3, 4, requires_grad=x_grad)
+        w = torch.randn(4, 4, requires_grad=True)
+        if kind == "linear":
+            lin = make(torch)
+            h = torch.tanh(lin(x))
+            w = lin.weight
+        elif kind == "mm":
+            h = torch.tanh(torch.mm(x, w))
+        else:
+            x = torch.randn(2, 3, 4, requires_grad=x_grad)
+            h = torch.tanh(x @ w)
+        a, b = h.sum(), (h * 2).mean()
+        a.backward(retain_graph=True)
+        with torch.no_grad():
+            w.sub_(0.1 * w.grad)          # an optimizer step between the two backwards
+        b.backward()
+        return w.grad, (x.grad if x_grad else None)
+    check(run)

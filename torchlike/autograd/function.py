@@ -40,7 +40,8 @@ def record(name, fn, dyn, tracked, outputs, single, save_policy="inputs", all_te
     """Attach a node for `fn(*dyn)` to `outputs` (tensors). `tracked` lists (dyn index, tensor)
     for the operands that require grad; `slots` = (number of tensor inputs, position of each
     tracked one) lays out `next_functions` as PyTorch does; `res`: the call's saved residuals
-    (see `residuals.run`)."""
+    (see `residuals.run`). An entry of `all_tensors` may be (tensor, owner): a tensor PyTorch
+    saves as a view of it, named in the version error after `owner` (node name, output nr)."""
     diff = tuple(i for i, _ in tracked)
     inputs = [t for _, t in tracked]
     outs = [(o._size, o.dtype.np, _differentiable(o)) for o in outputs]
@@ -48,8 +49,11 @@ def record(name, fn, dyn, tracked, outputs, single, save_policy="inputs", all_te
     saved = []
     if save_policy in ("inputs", "both"):
         for t in all_tensors:
+            owner = None
+            if type(t) is tuple:
+                t, owner = t[0], (*t[1], True)
             if not (inplace and t is outputs[0]):
-                saved.append((t, t._vc[0], _owner(t)))
+                saved.append((t, t._vc[0], owner or _owner(t)))
     for nr, o in enumerate(outputs):
         if outs[nr][2]:
             _set_grad_fn(o, node, nr)

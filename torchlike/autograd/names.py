@@ -317,9 +317,11 @@ def static_name(op, row=None, args=None):
     return n(row, args, None)[0]
 
 
-def _needs(rule):
+def _needs(rule, as_view=()):
     """A saves-policy computing which inputs PyTorch's formula keeps, given what is tracked:
-    `rule(a, tracked_names)` lists parameter names; returns ("inputs", tensors)."""
+    `rule(a, tracked_names)` lists parameter names; returns ("inputs", tensors). `as_view`:
+    parameters PyTorch saves transposed (`linear` keeps `weight.t()`), which its version error
+    names as an output of AsStrided."""
     def policy(row, args, entries):
         a = dict(zip(row.names, args))
         ids = {id(t) for _, t, _ in entries}
@@ -330,7 +332,7 @@ def _needs(rule):
         for n in rule(tracked):
             v = a.get(n)
             if isinstance(v, Tensor) and all(v is not k for k in keep):
-                keep.append(v)
+                keep.append((v, ("AsStridedBackward0", 0)) if n in as_view else v)
         return "inputs", keep
     return policy
 
@@ -345,6 +347,22 @@ _CONDITIONAL = {
     "true_divide": _needs(lambda tr: (["other"] if "input" in tr else []) +
                           (["input", "other"] if "other" in tr else [])),
 }
+
+
+def _product(a, b, as_view=()):
+    """A product's formula: d/da needs b, d/db needs a (PyTorch's mm/addmm save `mat2` only
+    when `mat1` requires grad, and the other way round)."""
+    return _needs(lambda tr: ([b] if a in tr else []) + ([a] if b in tr else []), as_view)
+
+
+_CONDITIONAL.update({
+    "_nn_linear": _product("input", "weight", ("weight",)), "mm": _product("input", "mat2"),
+    "bmm": _product("input", "mat2"), "matmul": _product("input", "other"),
+    "addmm": _product("mat1", "mat2"), "baddbmm": _product("batch1", "batch2"),
+    "addbmm": _product("batch1", "batch2"), "mv": _product("input", "vec"),
+    "addmv": _product("mat", "vec"), "dot": _product("input", "tensor"),
+    "outer": _product("input", "vec2"),
+})
 
 
 def _ext_policy(row, args, entries):
