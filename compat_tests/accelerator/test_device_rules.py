@@ -119,11 +119,14 @@ def test_numbers_cost_no_transfer_per_call():
     import jax
     import torchlike as torch
     a = torch.randn(8, 8, device="cuda")
+    b = torch.randn(8, 8, device="cuda:1")
     mask = a > 0
     ops = [lambda: a * 2.5, lambda: a + 1, lambda: a.clamp(min=0), lambda: a.pow(2),
            lambda: torch.where(mask, a, 0.), lambda: a.masked_fill(mask, float("-inf")),
            lambda: a[:, :4] * 3.0, lambda: a.clone().fill_(1.5), lambda: a.clone().zero_(),
-           lambda: a.add_(a, alpha=0.5), lambda: torch.nn.functional.gelu(a)]
+           lambda: a.add_(a, alpha=0.5), lambda: torch.nn.functional.gelu(a),
+           lambda: torch.addmm(a, a, a, beta=0.5, alpha=2.0), lambda: b * 1.5 + 2,
+           lambda: b.clamp(max=0.25)]
     for f in ops:
         for _ in range(4):
             f()

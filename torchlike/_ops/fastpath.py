@@ -80,7 +80,8 @@ def source(row, exprs, mode, guard):
             body += _tensor_slot(j, v, row, first=not tensor_seen)
             tensor_seen = True
             parts += [f"k{j}", f"z{j}", f"c{j}"]
-            operands.append(f"d{j}" if row.promote is None else
+            operands.append(f"d{j} if z{j} is not None else _reg.weak_operand(d{j}, dev)"
+                            if row.promote is None else
                             f"d{j} if z{j} is not None else _reg._device_scalar(d{j}, dev)")
         elif kind == _S and v == f"_d_{name}" and type(row.defaults[j]) in (bool, int, float):
             # an operator dunder passes the parameter's default itself: a kernel constant
@@ -89,7 +90,7 @@ def source(row, exprs, mode, guard):
         elif kind == _S:
             body += _scalar_slot(j, v, row)
             parts.append(f"k{j}")
-            operands.append(f"d{j}" if row.promote is None else
+            operands.append(f"_reg.weak_operand(d{j}, dev)" if row.promote is None else
                             f"d{j} if d{j} is None else _reg._device_scalar(d{j}, dev)")
         else:
             parts += [v, f"type({v})"]

@@ -336,7 +336,7 @@ def prepare(row, args, bucketing=False, inplace=False):
             elif isinstance(v, _NUMBER):
                 sig.append("S")
                 v = _pyscalar(v)
-                if device is None and row.promote is not None:
+                if device is None:
                     scalars_at = (scalars_at or []) + [(len(dyn), v)]
                 dyn.append(_scalar_operand(row, v, device))
                 if kind == _TP:
@@ -381,7 +381,7 @@ def prepare(row, args, bucketing=False, inplace=False):
                 dyn.append(v._value())
             else:
                 v = _pyscalar(v)
-                if device is None and row.promote is not None:
+                if device is None:
                     scalars_at = (scalars_at or []) + [(len(dyn), v)]
                 dyn.append(_scalar_operand(row, v, device))
         else:
@@ -391,7 +391,7 @@ def prepare(row, args, bucketing=False, inplace=False):
         return prepare(row, device_rules.reconcile(row, args, inplace), bucketing, inplace)
     if scalars_at is not None and device is not None and device is not _CPU:
         for i, v in scalars_at:  # numbers before the first tensor: on its device
-            dyn[i] = _device_scalar(v, device)
+            dyn[i] = _scalar_operand(row, v, device)
     psig = tuple(psig)
     compute = row.dtypes.get(psig, _MISSING)
     if compute is _MISSING:
@@ -461,7 +461,27 @@ def _accelerator_scalar(v, device):
 def _scalar_operand(row, v, device=None):
     """How Python number `v` enters `row`'s kernel: a traced 64-bit scalar where the row
     promotes (see `_device_scalar`), else the number itself (weakly typed)."""
-    return _device_scalar(v, device) if row.promote is not None else v
+    return _device_scalar(v, device) if row.promote is not None else weak_operand(v, device)
+
+
+_WEAK = {}   # (type, value key, device) -> a weakly typed 0-d array on that accelerator
+
+
+def weak_operand(v, device):
+    """A weakly typed number for a kernel on `device`: the number itself on the CPU, a cached
+    weakly typed 0-d array on an accelerator (a Python number would be copied there on every
+    call; weak typing keeps the kernel's dtypes)."""
+    if device is None or device is _CPU or v is None or tracing():
+        return v
+    t = type(v)
+    key = (t, v if t is int or t is bool or (v and v == v) else repr(v), device)
+    a = _WEAK.get(key)
+    if a is None:
+        if len(_WEAK) > 8192:
+            _WEAK.clear()
+        from .._core.device import jax_device
+        a = _WEAK[key] = jax.device_put(jax.numpy.asarray(v), jax_device(device))
+    return a
 
 
 def _constant_operand(row, v):
