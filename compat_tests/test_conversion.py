@@ -136,3 +136,18 @@ def test_cuda_calls_fail_like_cpu_only_torch():
     check(lambda torch: torch.ones(2).cuda(1))
     check(lambda torch: torch.ones(2).cuda("cuda:1"))
     check(lambda torch: torch.ones(2).to(1))
+
+
+def test_data_ptr_is_the_numpy_buffer_after_numpy():
+    """`t.numpy()` shares t's memory, so its address is t's data_ptr (the seeds compare them),
+    for the tensor, a view of it (its offset past the buffer) and `from_numpy`."""
+    def run(torch):
+        t = torch.arange(6.0).reshape(2, 3)
+        a = t.numpy()
+        v = t[1]
+        b = np.ones(4, dtype=np.float32)
+        u = torch.from_numpy(b)
+        return (t.data_ptr() == a.ctypes.data, v.data_ptr() == a[1].ctypes.data,
+                t.untyped_storage().data_ptr() == a.ctypes.data, u.data_ptr() == b.ctypes.data,
+                torch.zeros(0).numpy().size)
+    check(run)

@@ -94,6 +94,8 @@ class Storage:
         if self._np is None:
             self._np = np.array(self._data).reshape(-1)
             self._data = None
+            if self._np.size:   # data_ptr() is now the NumPy buffer's address, as in PyTorch
+                self._ptr = self._np.ctypes.data
         return self._np
 
     def reclaim(self):
