@@ -100,7 +100,7 @@ _ORIG_DEVICE_SCALAR = _registry._device_scalar
 _NP_SCALAR = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}
 
 
-def _host_scalar(v):
+def _host_scalar(v, device=None):
     return _NP_SCALAR[type(v)](v)
 
 
