@@ -111,6 +111,7 @@ from ._core.formats import (  # noqa: E402,F401
 
 del _alias, _d
 
+from ._errors import AcceleratorError, OutOfMemoryError  # noqa: E402,F401
 from ._runner import install_as_torch  # noqa: E402,F401
 from . import _missing  # noqa: E402
 

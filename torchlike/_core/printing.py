@@ -286,6 +286,9 @@ def _grad_fn_name(g):
 def tensor_repr(t, tensor_contents=None):
     """`repr(t)` exactly as PyTorch 2.13 prints it."""
     from .tensor import Tensor
+    from . import device_asserts
+    if device_asserts.PENDING:
+        device_asserts.check()
     cls = type(t)
     is_plain = cls is Tensor or _is_parameter_class(cls)
     prefix = "tensor(" if is_plain else f"{type(t).__name__}("

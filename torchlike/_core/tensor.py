@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from . import dtype as dt
-from . import formats, layout
+from . import device_asserts, formats, layout
 from .device import CPU
 from .grad_state import ENABLED as _GRAD
 from .size import Size
@@ -236,10 +236,14 @@ class Tensor(metaclass=_TensorMeta):
         n = self.numel()
         if n != 1:
             raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
+        if device_asserts.PENDING:
+            device_asserts.check()
         return np.asarray(self._value()).reshape(()).item()
 
     def tolist(self):
         """Mirrors `Tensor.tolist`."""
+        if device_asserts.PENDING:
+            device_asserts.check()
         a = np.asarray(self._value())
         if self.dtype is dt.bfloat16 or self.dtype is dt.float16:
             a = a.astype(np.float64)

@@ -9,6 +9,7 @@ import numpy as np
 from .._core.tracing import tracing
 
 from .._core import buckets, programs
+from .._core import device_asserts as _device_asserts
 from .._core import device as dev
 from .._core import dtype as dt
 from .._core import formats as fmt
@@ -110,7 +111,10 @@ def _to_fn(dtype, d):
             if a.dtype.kind == "c" and dtype.np.kind != "c":
                 a = jnp.real(a)
             a = _cast_kernel(dtype)(a)
-        return _to_device_array(a, d) if d.type != "cpu" or _on_gpu(a) else a
+        if d.type == "cpu" and _on_gpu(a):
+            _device_asserts.check()   # a copy to the host waits for the device anyway
+            return _to_device_array(a, d)
+        return _to_device_array(a, d) if d.type != "cpu" else a
     return to
 
 

@@ -228,3 +228,4 @@ from .memory import (empty_cache, max_memory_allocated, max_memory_reserved,  # 
                      mem_get_info, memory_allocated, memory_cached, memory_reserved,
                      memory_stats, reset_accumulated_memory_stats, reset_peak_memory_stats)
 from . import nvtx  # noqa: E402,F401
+from .._errors import OutOfMemoryError  # noqa: E402,F401

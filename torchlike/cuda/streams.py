@@ -15,7 +15,7 @@ import time
 
 import jax
 
-from .._core import device as _dev
+from .._core import device as _dev, device_asserts
 
 
 def _jax_device(index):
@@ -37,6 +37,7 @@ def wait(index):
     """Block until the work dispatched to accelerator `index` so far has finished."""
     fn, x = _probe(index)
     fn(x).block_until_ready()
+    device_asserts.check()
 
 
 def _index_of(device):

@@ -12,7 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..._core import buckets, programs
+from ..._core import buckets, device_asserts, programs
 from ..._core import dtype as _dt
 from ..._core.tensor import Tensor
 from ..._core.tracing import tracing
@@ -320,7 +320,11 @@ def _nll_checks(input, target, weight, ignore_index, check_dtype=True):
         if weight is not None and weight.dtype != input.dtype:
             raise RuntimeError(f"expected scalar type {_dname(input.dtype)} but found "
                                f"{_dname(weight.dtype)}")
-        # a host check, as PyTorch's kernel makes; traced labels (vmap, compile) have no values
+        # a host check, as PyTorch's CPU kernel makes (its CUDA kernel checks on the device);
+        # traced labels (vmap, compile) have no values
+        if device_asserts.on_device(target) and not tracing():
+            device_asserts.defer_range_check(target, n_classes, ignore_index)
+            return target
         t = None if tracing() else buckets.host_value(target).astype(np.int64)
         bad = None if t is None else (t != ignore_index) & ((t < 0) | (t >= n_classes))
         if bad is not None and bad.any():

@@ -11,7 +11,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..._core import buckets, device_rules
+from ..._core import buckets, device_asserts, device_rules
 from ..._core.device import put
 from ..._core import grad_state
 from ..._core.tensor import Tensor, wrap
@@ -517,7 +517,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     _check_indices(input, "indices", "embedding")
     if not device_rules.agree([weight, input]):  # PyTorch looks rows up with index_select
         device_rules.check_operands([weight, input], _EMB_DEVICES)
-    if not tracing():        # a host check; traced indices (vmap, compile) have no values
+    if device_asserts.on_device(input):   # checked on the device, reported later (as CUDA)
+        device_asserts.defer_range_check(input, weight.shape[0])
+    elif not tracing():      # a host check; traced indices (vmap, compile) have no values
         _check_range(buckets.host_value(input), weight.shape[0])
     if max_norm is not None:
         input = input.contiguous()

@@ -1,0 +1,65 @@
+"""Index checks on an accelerator, reported as PyTorch's CUDA kernels report them.
+
+On the CPU PyTorch checks indices (embedding rows, class targets) on the host and raises at the
+op (`IndexError: index out of range in self`); its CUDA kernels check them on the device and
+fail with a device-side assert that surfaces at a later call that waits for the device:
+"CUDA error: device-side assert triggered". torchlike does the same on an accelerator, so that
+no op reads indices back to the host (a host read waits for all queued work): the op computes
+an "any index bad" flag on the device and defers it here; the next call that waits for the
+device anyway (`item()`, `tolist()`, a copy to the CPU, printing, `torch.cuda.synchronize()`,
+an event record) checks the deferred flags first and raises `torch.AcceleratorError` (a
+`RuntimeError`) with CUDA's text. With `CUDA_LAUNCH_BLOCKING=1` the flag is checked at the op,
+as that setting makes PyTorch's CUDA errors surface there.
+"""
+import functools
+import os
+
+import jax
+import jax.numpy as jnp
+
+MESSAGE = ("CUDA error: device-side assert triggered\nCUDA kernel errors might be "
+           "asynchronously reported at some other API call, so the stacktrace below might be "
+           "incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1\nCompile with "
+           "`TORCH_USE_CUDA_DSA` to enable device-side assertions.\n")
+
+PENDING = []     # flags (0-d bool arrays on a device) not yet read
+_LIMIT = 256     # deferred flags kept before they are read (bounded memory)
+
+
+def on_device(t):
+    """Whether `t`'s index checks are deferred (a tensor on an accelerator)."""
+    return t._st.device.type == "cuda"
+
+
+@functools.lru_cache(maxsize=None)
+def _outside(ignore):
+    """A kernel: whether any index lies outside [0, n) (values equal to `ignore` excepted)."""
+    def f(idx, n):
+        bad = (idx < 0) | (idx >= n)
+        if ignore is not None:
+            bad = bad & (idx != ignore)
+        return jnp.any(bad)
+    return jax.jit(f)
+
+
+def defer_range_check(index, n, ignore=None):
+    """Defer the check that the values of tensor `index` lie in [0, n) (`ignore` excepted)."""
+    if not index.numel():
+        return
+    from .._ops.registry import weak_operand
+    flag = _outside(ignore)(index._value(), weak_operand(n, index._st.device))
+    PENDING.append(flag)
+    if os.environ.get("CUDA_LAUNCH_BLOCKING") == "1" or len(PENDING) > _LIMIT:
+        check()
+
+
+def check():
+    """Raise CUDA's device-side assert if a deferred check failed (reading the flags waits
+    for the device, which every caller is about to do anyway)."""
+    if not PENDING:
+        return
+    flags = PENDING[:]
+    del PENDING[:]
+    if any(bool(f) for f in flags):
+        from .._errors import AcceleratorError
+        raise AcceleratorError(MESSAGE)
