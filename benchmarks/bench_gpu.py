@@ -5,11 +5,11 @@ JAX on the same accelerator, each contender in a fresh child process.
 
 1. small op: `y = y + b` and `y.clamp(min=0)` on 64x64 float32, 2,000 calls, device
    synchronized at the end; microseconds per call. Target: torchlike <= a jitted JAX call + 2 us.
-2. eager training steps: an MLP (784-1024-1024-10, batch 128, SGD with momentum) and a small CNN
+3. eager training steps: an MLP (784-1024-1024-10, batch 128, SGD with momentum) and a small CNN
    (two 3x3 conv + ReLU + max-pool stages at 32 and 64 channels on 3x32x32, linear to 10, batch
    64, SGD); median of 30 steps after 5 warm-up ones, each ending with `loss.item()`. Target:
    torchlike <= 1.5x PyTorch.
-3. GPT training step (benchmarks/bench_real_sizes.py's nanoGPT: 6 layers, 384 wide, 6 heads,
+2. GPT training step (benchmarks/bench_real_sizes.py's nanoGPT: 6 layers, 384 wide, 6 heads,
    block 256, batch 64, AdamW), 20 steps from the same CPU-seeded weights and batches: PyTorch
    eager and `torch.compile`, torchlike eager and `torchlike.compile`, and the hand-written
    `jax.jit` + optax step. Targets: losses equal to PyTorch's over the 20 steps; torchlike
@@ -182,17 +182,8 @@ def main():
             print(f"  {op:<6} torch {t:7.2f}  jax {j:7.2f}  torchlike {tl:7.2f}  "
                   f"torchlike - jax {tl - j:+6.2f}  (target <= +2)  "
                   f"{'met' if tl - j <= 2 else 'MISSED'}", flush=True)
-    print("\n2. eager training steps (median ms per step)")
-    for model in ("mlp", "cnn"):
-        r = {lib: _run(model, lib, args.quick, args.timeout) for lib in ("torch", "torchlike")}
-        out[model] = r
-        if all(r.values()):
-            ratio = r["torchlike"]["step_s"] / r["torch"]["step_s"]
-            print(f"  {model}  torch {r['torch']['step_s'] * 1e3:8.2f}  torchlike "
-                  f"{r['torchlike']['step_s'] * 1e3:8.2f}  ratio {ratio:5.2f}  (target <= 1.5)  "
-                  f"{'met' if ratio <= 1.5 else 'MISSED'}  first step torchlike "
-                  f"{r['torchlike']['first_s']:.1f} s", flush=True)
-    print("\n3. GPT training step (median ms per step; first step s; losses vs PyTorch eager)")
+    _save(args.json, out)
+    print("\n2. GPT training step (median ms per step; first step s; losses vs PyTorch eager)")
     # --quick (a dry run on a CPU) leaves out torch.compile: inductor's CPU compile of the GPT
     # takes minutes there
     variants = ("torch", "tl_eager", "tl_compiled", "jax") if args.quick else \
@@ -211,8 +202,24 @@ def main():
         a = g["tl_compiled"]["step_s"]
         print(f"  compiled / torch.compile {a / g['torch_compiled']['step_s']:.2f} (target <= 1.0)"
               f"  compiled / jax {a / g['jax']['step_s']:.2f} (target <= 1.1)")
-    if args.json:
-        with open(args.json, "w") as f:
+    _save(args.json, out)
+    print("\n3. eager training steps (median ms per step)")
+    for model in ("mlp", "cnn"):
+        r = {lib: _run(model, lib, args.quick, args.timeout) for lib in ("torch", "torchlike")}
+        out[model] = r
+        if all(r.values()):
+            ratio = r["torchlike"]["step_s"] / r["torch"]["step_s"]
+            print(f"  {model}  torch {r['torch']['step_s'] * 1e3:8.2f}  torchlike "
+                  f"{r['torchlike']['step_s'] * 1e3:8.2f}  ratio {ratio:5.2f}  (target <= 1.5)  "
+                  f"{'met' if ratio <= 1.5 else 'MISSED'}  first step torchlike "
+                  f"{r['torchlike']['first_s']:.1f} s", flush=True)
+    _save(args.json, out)
+
+
+def _save(path, out):
+    """Results so far (a timeout keeps what finished)."""
+    if path:
+        with open(path, "w") as f:
             json.dump(out, f, indent=1)
 
 

@@ -38,11 +38,14 @@ else
 fi
 
 echo "== accelerator tests"
-timeout 150 "$PY" -m pytest compat_tests/accelerator -q -p no:cacheprovider -x \
+# the examples' training runs (test_examples_on_device.py) are left to CI's simulated run: they
+# would take most of this budget on a GPU too (compiles)
+timeout 180 "$PY" -m pytest compat_tests/accelerator -q -rf -p no:cacheprovider \
+    --deselect compat_tests/accelerator/test_examples_on_device.py \
     2>&1 | tail -40 | tee "$OUT/accelerator_tests.txt"
 unset TORCHLIKE_SIMULATED_CUDA
 
 echo "== GPU benchmarks"
-timeout 300 "$PY" benchmarks/bench_gpu.py $QUICK --timeout 150 --json "$OUT/bench_gpu.json" \
+timeout 260 "$PY" benchmarks/bench_gpu.py $QUICK --timeout 150 --json "$OUT/bench_gpu.json" \
     2>&1 | tee "$OUT/bench_gpu.txt"
 echo "results in $OUT"

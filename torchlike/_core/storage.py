@@ -94,7 +94,9 @@ class Storage:
         if self._np is None:
             self._np = np.array(self._data).reshape(-1)
             self._data = None
-            if self._np.size:   # data_ptr() is now the NumPy buffer's address, as in PyTorch
+            if self._ptr is None and self._np.size:
+                # data_ptr() is the NumPy buffer's address, as in PyTorch (unless an address
+                # was handed out already: a storage's address never changes)
                 self._ptr = self._np.ctypes.data
         return self._np
 
