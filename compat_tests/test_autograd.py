@@ -1055,3 +1055,47 @@ def test_products_save_what_their_formula_needs(case):
         b.backward()
         return w.grad, (x.grad if x_grad else None)
     check(run)
+
+
+# ---- anomaly mode --------------------------------------------------------------------------
+
+ANOMALY_CASES = {
+    "sqrt at zero times zero": lambda torch, x: (x.sqrt() * 0).sum(),
+    "log of zero times zero": lambda torch, x: (torch.log(x) * 0).sum(),
+    "no nan": lambda torch, x: (x * 3).exp().sum(),
+    "division by zero": lambda torch, x: (torch.ones(2) / x).sum() * 0,
+}
+
+
+@pytest.mark.parametrize("case", list(ANOMALY_CASES))
+@pytest.mark.parametrize("check_nan", [True, False])
+def test_detect_anomaly_checks_backward(case, check_nan):
+    """detect_anomaly checks each node's gradients for NaN, raises PyTorch's error naming the
+    node, and warns with the forward call's traceback (its last frame compared: the op's line)."""
+    def run(torch):
+        x = torch.tensor([0.0, 1.0], requires_grad=True)
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            try:
+                with torch.autograd.detect_anomaly(check_nan=check_nan):
+                    ANOMALY_CASES[case](torch, x).backward()
+                err = None
+            except RuntimeError as e:
+                err = str(e)
+        reports = [str(w.message) for w in seen if "Error detected" in str(w.message)]
+        first = [r.split("\n", 1)[0] for r in reports]
+        last_frame = [r.split("\n")[-2].strip() for r in reports]
+        return err, first, last_frame, x.grad
+    check(run)
+
+
+def test_anomaly_mode_keeps_forward_traceback_in_metadata():
+    def run(torch):
+        x = torch.ones(2, requires_grad=True)
+        with torch.autograd.detect_anomaly():
+            y = x.exp()
+        tb = y.grad_fn.metadata["traceback_"]
+        z = x.exp()
+        return isinstance(tb, list), tb[-1].strip().splitlines()[-1], "traceback_" in \
+            z.grad_fn.metadata
+    check(run)

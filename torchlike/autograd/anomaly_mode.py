@@ -1,9 +1,55 @@
-"""Mirrors `torch.autograd.anomaly_mode`: `detect_anomaly` / `set_detect_anomaly`. The flag is
-recorded (and reported by `torch.is_anomaly_enabled`); the engine's error messages do not change
-with it."""
+"""Mirrors `torch.autograd.anomaly_mode`: `detect_anomaly` / `set_detect_anomaly`.
+
+While it is on, every graph node keeps the Python traceback of the forward call that made it
+(`grad_fn.metadata["traceback_"]`, the user's frames), backward runs node by node, a node whose
+gradients contain NaN raises "Function 'SqrtBackward0' returned nan values in its 0th output."
+(unless `check_nan=False`), and any error inside a node's backward is preceded by PyTorch's
+warning "Error detected in <node>. Traceback of forward call that caused the error: ..."."""
+import traceback
 import warnings
 
+from .._core import frames
+
 _STATE = {"enabled": False, "check_nan": True}
+
+
+def forward_stack():
+    """The formatted frames of the current call stack outside torchlike (the forward call):
+    not its files, its generated op functions ("<string>") or the runner's runpy frames."""
+    out = []
+    for fs in traceback.extract_stack()[:-1]:
+        name = fs.filename
+        if name.startswith((frames._PACKAGE, "<frozen ")) or name in _INTERNAL:
+            continue
+        out.append(f'  File "{name}", line {fs.lineno}, in {fs.name}\n' +
+                   (f"    {fs.line.strip()}\n" if fs.line else ""))
+    return out
+
+
+_INTERNAL = (frames._FILENAME, "<string>")
+
+
+def report(node):
+    """PyTorch's warning naming the forward call of `node`, whose backward failed."""
+    stack = (node._metadata or {}).get("traceback_")
+    if stack is None:
+        return
+    warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused the "
+                  f"error:\n{''.join(stack)} (Triggered internally at "
+                  f"/__w/pytorch/pytorch/torch/csrc/autograd/python_anomaly_mode.cpp:122.)",
+                  UserWarning, stacklevel=frames.user_stacklevel())
+
+
+def check_nan(node, grads):
+    """PyTorch's anomaly check of a node's gradients."""
+    if not _STATE["check_nan"]:
+        return
+    import jax.numpy as jnp
+    for i, g in enumerate(grads):
+        if g is not None and (g.dtype.is_floating_point or g.dtype.is_complex) and \
+                bool(jnp.isnan(g._value()).any()):
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
+                               f"output.")
 
 
 def is_anomaly_enabled():

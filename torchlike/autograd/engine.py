@@ -6,6 +6,7 @@ import heapq
 from .._core import grad_state
 from .._core.tracing import tracing
 from .._core.tensor import Tensor, wrap
+from .anomaly_mode import _STATE as _ANOMALY, check_nan, report
 from .graph import AccumulateGrad, accumulate_node, edge_of
 
 
@@ -80,8 +81,9 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
         roots.append((node, nr))
     grads = _root_grads(tensors, grad_tensors)
 
-    if inputs is None and accumulate and not create_graph and _fused_backward(roots, grads,
-                                                                             retain_graph):
+    anomaly = _ANOMALY["enabled"]
+    if inputs is None and accumulate and not create_graph and not anomaly and \
+            _fused_backward(roots, grads, retain_graph):
         return None
     want = None
     captured = None
@@ -135,8 +137,16 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                 if accumulate and (want is None or (node, 0) in want):
                     _accumulate(node, buf[0], create_graph)
                 continue
-            out = node.apply(buf, create_graph)
-            out = _as_tensor_grads(out)
+            if anomaly:
+                try:
+                    out = _as_tensor_grads(node.apply(buf, create_graph))
+                    check_nan(node, out)
+                except Exception:
+                    report(node)
+                    raise
+            else:
+                out = node.apply(buf, create_graph)
+                out = _as_tensor_grads(out)
             if node._hooks:
                 for hook in list(node._hooks.values()):
                     r = hook(tuple(out), tuple(buf))

@@ -17,6 +17,7 @@ from .._core import buckets, programs
 from .._core.tensor import Tensor
 from . import residuals
 from .residuals import substitute
+from .anomaly_mode import _STATE as _ANOMALY
 
 _seq = itertools.count()
 _CLASSES = {}
@@ -76,6 +77,9 @@ class Node:
         self._hooks = None
         self._metadata = None
         self._freed = False
+        if _ANOMALY["enabled"]:   # the forward call, for anomaly mode's reports
+            from .anomaly_mode import forward_stack
+            self._metadata = {"traceback_": forward_stack()}
 
     def name(self):
         return type(self).__name__
