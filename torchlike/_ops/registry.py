@@ -438,24 +438,34 @@ def _device_scalar(v, device=None):
 
 
 _NP_SCALAR = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}
-_ON_DEVICE = {}  # (type, value, device) -> its 0-d array on that accelerator
+_ON_DEVICE = {}  # (weak, type, value key, device) -> its 0-d array on that device
 
 
-def _accelerator_scalar(v, device):
-    """`_device_scalar` on an accelerator (or for a kernel whose only operand is the number,
-    which must run on `device`): every value is cached there (a NumPy scalar would be copied
-    to the device on every call); signed zeros and NaNs are keyed by their repr."""
-    if tracing():   # a constant inside a trace, never a concrete array
-        return _NP_SCALAR[type(v)](v)
+def _cached_on(v, device, weak):
+    """Number `v` as a 0-d array on torch device `device`, made once per value (a NumPy scalar
+    or Python number would be copied to the device on every call): a 64-bit array, or a weakly
+    typed one (`weak`). Signed zeros and NaNs are keyed by their repr."""
     t = type(v)
-    key = (t, v if t is int or t is bool or (v and v == v) else repr(v), device)
+    key = (weak, t, v if t is int or t is bool or (v and v == v) else repr(v), device)
     a = _ON_DEVICE.get(key)
     if a is None:
         if len(_ON_DEVICE) > 8192:
             _ON_DEVICE.clear()
         from .._core.device import jax_device
-        a = _ON_DEVICE[key] = transfer(_NP_SCALAR[type(v)](v), jax_device(device))
+        if weak:
+            a = jax.device_put(jax.numpy.asarray(v), jax_device(device))
+        else:
+            a = transfer(_NP_SCALAR[t](v), jax_device(device))
+        _ON_DEVICE[key] = a
     return a
+
+
+def _accelerator_scalar(v, device):
+    """`_device_scalar` on an accelerator (or for a kernel whose only operand is the number,
+    which must run on `device`): every value is cached there."""
+    if tracing():   # a constant inside a trace, never a concrete array
+        return _NP_SCALAR[type(v)](v)
+    return _cached_on(v, device, False)
 
 
 def _scalar_operand(row, v, device=None):
@@ -464,24 +474,12 @@ def _scalar_operand(row, v, device=None):
     return _device_scalar(v, device) if row.promote is not None else weak_operand(v, device)
 
 
-_WEAK = {}   # (type, value key, device) -> a weakly typed 0-d array on that accelerator
-
-
 def weak_operand(v, device):
     """A weakly typed number for a kernel on `device`: the number itself on the CPU, a cached
-    weakly typed 0-d array on an accelerator (a Python number would be copied there on every
-    call; weak typing keeps the kernel's dtypes)."""
+    weakly typed 0-d array on an accelerator (weak typing keeps the kernel's dtypes)."""
     if device is None or device is _CPU or v is None or tracing():
         return v
-    t = type(v)
-    key = (t, v if t is int or t is bool or (v and v == v) else repr(v), device)
-    a = _WEAK.get(key)
-    if a is None:
-        if len(_WEAK) > 8192:
-            _WEAK.clear()
-        from .._core.device import jax_device
-        a = _WEAK[key] = jax.device_put(jax.numpy.asarray(v), jax_device(device))
-    return a
+    return _cached_on(v, device, True)
 
 
 def _constant_operand(row, v):
