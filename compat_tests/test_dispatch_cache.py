@@ -154,3 +154,28 @@ def test_parameter_inplace_under_no_grad():
                 p.add_(g, alpha=-0.1 * (k + 1))
         return p, type(p).__name__, p.requires_grad
     check(f)
+
+
+def test_optional_bounds_and_checked_numbers_after_cached_calls():
+    """`clamp(min=0)` (a None bound) runs on the cached path; the bounds' fit checks, which
+    remember numbers that passed, still raise for one that does not, and signed zeros and NaN
+    as recurring numbers keep their values."""
+    def f(torch):
+        x = torch.tensor([-1.5, 0.25, 3.0])
+        i8 = torch.tensor([1, -100, 100], dtype=torch.int8)
+        out = []
+        for _ in range(4):
+            out += [x.clamp(min=0), x.clamp(max=1.0), x.clamp(-1, None), x.clamp(None, 2),
+                    i8.clamp(max=50), x * -0.0, x * 0.0, x * float("nan"),
+                    torch.clamp(x, min=torch.tensor(0.5))]
+        try:
+            i8.clamp(max=1000)
+        except RuntimeError as e:
+            out.append(str(e))
+        out.append(i8.clamp(max=100))
+        try:
+            i8.clamp_(min=0.5)
+        except RuntimeError as e:
+            out.append(str(e))
+        return out
+    check(f)

@@ -24,6 +24,7 @@ _TP, _TN, _LP, _LN, _S, _C = range(6)
 _PYNUM = frozenset((bool, int, float, complex))
 _STATIC_TYPES = frozenset((int, float, bool, str, type(None), dt.dtype))
 DEFAULT = "default"   # key part of a scalar argument equal to its parameter's default
+_SKIP = object()      # a scalar argument left None: a static of the kernel, not an operand
 
 
 class Entry(tuple):
@@ -77,12 +78,16 @@ def source(row, exprs, mode, guard):
     tensor_seen = False
     for j, (kind, name, v) in enumerate(zip(row.plan, row.names, exprs)):
         if kind <= _TN:
-            body += _tensor_slot(j, v, row, first=not tensor_seen)
+            optional = tensor_seen and _defaults_to_none(row, name)
+            body += _tensor_slot(j, v, row, first=not tensor_seen, optional=optional)
             tensor_seen = True
             parts += [f"k{j}", f"z{j}", f"c{j}"]
-            operands.append(f"d{j} if z{j} is not None else _reg.weak_operand(d{j}, dev)"
-                            if row.promote is None else
-                            f"d{j} if z{j} is not None else _reg._device_scalar(d{j}, dev)")
+            expr = (f"d{j} if z{j} is not None else _reg.weak_operand(d{j}, dev)"
+                    if row.promote is None else
+                    f"d{j} if z{j} is not None else _reg._device_scalar(d{j}, dev)")
+            if optional:   # None is a static of the kernel: no operand
+                expr = f"*(() if d{j} is _SKIP else ({expr},))"
+            operands.append(expr)
         elif kind == _S and v == f"_d_{name}" and type(row.defaults[j]) in (bool, int, float):
             # an operator dunder passes the parameter's default itself: a kernel constant
             parts.append("_DEFAULT")
@@ -90,8 +95,11 @@ def source(row, exprs, mode, guard):
         elif kind == _S:
             body += _scalar_slot(j, v, row)
             parts.append(f"k{j}")
-            operands.append(f"_reg.weak_operand(d{j}, dev)" if row.promote is None else
-                            f"d{j} if d{j} is None else _reg._device_scalar(d{j}, dev)")
+            expr = (f"_reg.weak_operand(d{j}, dev)" if row.promote is None else
+                    f"d{j} if d{j} is None else _reg._device_scalar(d{j}, dev)")
+            if row.defaults[j] is None:   # None is a static of the kernel: no operand
+                expr = f"*(() if d{j} is _SKIP else ({expr},))"
+            operands.append(expr)
         else:
             parts += [v, f"type({v})"]
     body += [f"key = ({', '.join(parts)},)",
@@ -104,7 +112,8 @@ def source(row, exprs, mode, guard):
         body += ["if e is None or not e[5]:", "    break"]
     else:
         body += ["if e is None:", "    break"]
-    body.append("res = e[0](" + ", ".join(f"({o})" for o in operands) + ")")
+    body.append("res = e[0](" + ", ".join(o if o.startswith("*") else f"({o})"
+                                          for o in operands) + ")")
     if row.divisor is not None:
         body.append(f"_check_integer_divisor(_row, ({', '.join(exprs)},))")
     if mode == "inplace":
@@ -114,8 +123,16 @@ def source(row, exprs, mode, guard):
     return lines + ["    " + b for b in body]
 
 
-def _tensor_slot(j, v, row, first):
-    """A tensor parameter: a plain tensor (or a Python number, as a wrapped scalar)."""
+def _defaults_to_none(row, name):
+    """Whether the row's tensor parameter `name` is optional (defaults to None)."""
+    import inspect
+    p = inspect.signature(row.impl).parameters.get(name)
+    return p is not None and p.default is None
+
+
+def _tensor_slot(j, v, row, first, optional=False):
+    """A tensor parameter: a plain tensor (or a Python number, as a wrapped scalar; or None
+    where the parameter is `optional`)."""
     dev = f"dev = s{j}.device" if first else f"if dev is None: dev = s{j}.device"
     lines = [f"if type({v}) is _T or isinstance({v}, _T):",
              f"    if not {v}._natural or g and {v}._requires_grad:",
@@ -132,6 +149,8 @@ def _tensor_slot(j, v, row, first):
              f"    d{j} = {v}",
              f"    k{j} = type({v})",
              f"    z{j} = c{j} = None"]
+    if optional:
+        lines += [f"elif {v} is None:", f"    d{j} = _SKIP", f"    k{j} = z{j} = c{j} = None"]
     if first:
         lines.append("    dev = None")
     lines += ["else:", "    break"]
@@ -151,6 +170,9 @@ def _scalar_slot(j, v, row):
         cond = f"{v} is _dv{j} or {cond}"  # the argument left out: the default object itself
         lines += [f"if {cond}:", f"    d{j} = None", f"    k{j} = _DEFAULT",
                   f"elif type({v}) in _PYNUM:"]
+    elif d is None:   # `clamp(min=0)`: max=None keys the kernel and passes nothing
+        lines += [f"if {v} is None:", f"    d{j} = _SKIP", f"    k{j} = None",
+                  f"elif type({v}) in _PYNUM:"]
     else:
         lines.append(f"if type({v}) in _PYNUM:")
     lines += [f"    d{j} = {v}", f"    k{j} = type({v})", "else:", "    break"]
@@ -159,7 +181,8 @@ def _scalar_slot(j, v, row):
 
 def namespace(row):
     """Names the generated code reads, besides the registry's own."""
-    ns = {"_T": Tensor, "_PYNUM": _PYNUM, "_DEFAULT": DEFAULT, "_fast_get": row.fast.get,
+    ns = {"_T": Tensor, "_PYNUM": _PYNUM, "_DEFAULT": DEFAULT, "_SKIP": _SKIP,
+          "_fast_get": row.fast.get,
           "_copysign": math.copysign, "_fresh": fresh}
     for j, d in enumerate(row.defaults):
         if type(d) in (bool, int, float):

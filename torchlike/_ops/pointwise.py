@@ -771,29 +771,43 @@ def _scalars_fit(name, tensor, params):
     of its tensor parameter `tensor`, where the number does not change the result dtype
     (`int8_tensor.clamp(max=1000)` raises instead of wrapping)."""
     names = OPS[name].names
+    at = names.index(tensor)
+    checked = tuple((n, names.index(n)) for n in params)
 
     def make(fn, fname, method):
         inplace = fname.endswith("_")
 
         def w(*args, **kw):
-            bound = dict(zip(names, args), **kw)
-            t = bound.get(tensor)
+            t = args[at] if at < len(args) else kw.get(tensor)
             if isinstance(t, Tensor):
-                for n in params:
-                    v = bound.get(n)
-                    if not isinstance(v, _NUM):
-                        continue
-                    r = dt.result_type_of([t.dtype], [], [
-                        dt.scalar_dtype(v.item() if isinstance(v, np.generic) else v)])
-                    if r is t.dtype:
-                        dt.check_scalar_fits(v, t.dtype, t.numel())
-                    elif inplace and not dt.can_cast(r, t.dtype):  # (a scalar's message)
-                        raise RuntimeError(f"result type {short_name(r)} can't be cast to the "
-                                           f"desired output type "
-                                           f"{dt.CPP_TYPE_NAMES.get(t.dtype.name, t.dtype.name)}")
+                for n, i in checked:
+                    v = args[i] if i < len(args) else kw.get(n)
+                    if v is not None and isinstance(v, _NUM):
+                        _check_fit(t, v, inplace)
             return fn(*args, **kw)
         return w
     _rewrap(name, make)
+
+
+_FITS = {}   # (dtype, one element, type, value key, in place) of numbers known to fit
+
+
+def _check_fit(t, v, inplace):
+    """`_scalars_fit`'s check of number `v` against tensor `t` (a passing one is remembered:
+    the check costs a dict lookup in a loop)."""
+    key = (t.dtype, t.numel() == 1, type(v), v if v == v else repr(v), inplace)
+    if key in _FITS:
+        return
+    r = dt.result_type_of([t.dtype], [], [
+        dt.scalar_dtype(v.item() if isinstance(v, np.generic) else v)])
+    if r is t.dtype:
+        dt.check_scalar_fits(v, t.dtype, t.numel())
+    elif inplace and not dt.can_cast(r, t.dtype):  # (a scalar's message)
+        raise RuntimeError(f"result type {short_name(r)} can't be cast to the desired output "
+                           f"type {dt.CPP_TYPE_NAMES.get(t.dtype.name, t.dtype.name)}")
+    if len(_FITS) > 4096:
+        _FITS.clear()
+    _FITS[key] = True
 
 
 _BOTH = ("input", "other")

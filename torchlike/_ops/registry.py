@@ -419,7 +419,9 @@ def _device_scalar(v, device=None):
     is kept on that device, so a recurring number costs no host-to-device copy per call."""
     if device is not None and device is not _CPU:
         return _accelerator_scalar(v, device)
-    key = (type(v), v)
+    t = type(v)
+    # zeros and NaNs by their repr: 0.0 and -0.0 hash alike, and NaN equals nothing
+    key = (t, v if v or t is int or t is bool else repr(v)) if v == v else (t, repr(v))
     a = _SCALARS.get(key)
     if a is None:
         if len(_SCALARS) > 8192:
@@ -429,8 +431,7 @@ def _device_scalar(v, device=None):
         return _NP_SCALAR[type(v)](v)
     if type(a) is not int:
         return a if not tracing() else _NP_SCALAR[type(v)](v)
-    # a float or complex zero is never cached: its key also matches the other signed zero
-    if a < 2 or tracing() or (not v and type(v) is not int and type(v) is not bool):
+    if a < 2 or tracing():
         _SCALARS[key] = a + 1
         return _NP_SCALAR[type(v)](v)
     a = _SCALARS[key] = transfer(_NP_SCALAR[type(v)](v))  # no program, unlike asarray
