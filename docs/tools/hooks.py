@@ -19,7 +19,8 @@ import perf_page  # noqa: E402
 GENERATORS = {"coverage": coverage_page.markdown, "perf": perf_page.markdown,
               "perf_runs": perf_page.runs_markdown}
 TITLES = {"torchlike-only": "torchlike only",
-          "torchlike-lacks": "uses a feature torchlike does not have yet"}
+          "torchlike-lacks": "uses a feature torchlike does not have yet",
+          "accelerator": "on a GPU (tested on the simulated accelerator)"}
 _FENCE = re.compile(r"^(?P<head> *(?:`{3,}|~{3,}))[ \t]*python[ \t]+(?P<flag>[\w-]+)[ \t]*$", re.M)
 _MARK = re.compile(r"^<!-- generated: (\w+)(?: ([\w.-]+))? -->[ \t]*$", re.M)
 
