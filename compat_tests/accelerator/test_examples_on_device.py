@@ -1,19 +1,15 @@
 """The examples pick "cuda" when it is available, as PyTorch's own examples do: here they train
 on the (simulated or real) accelerator through the drop-in runner."""
 import os
-import subprocess
-import sys
+
+from test_examples import run as run_example
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "examples")
 
 
 def run(script, *args):
-    env = dict(os.environ)
-    env.pop("PYTHONPATH", None)
-    cmd = [sys.executable, "-m", "torchlike", script, *args]
-    out = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0, out.stderr[-3000:]
-    return out.stdout.splitlines()
+    """The example through the drop-in runner (the environment's accelerator mode kept)."""
+    return run_example(script, *args, torchlike=True, cwd=ROOT).splitlines()
 
 
 def test_digits_cnn_on_device(tmp_path):
