@@ -78,3 +78,20 @@ def test_training_step_reads_nothing_back(monkeypatch):
     assert reads == []
     monkeypatch.undo()
     assert np.isfinite(loss.item())
+
+
+def test_advanced_indexing_checks_on_the_device():
+    """`x[idx]` and `x[idx] = v` with an index tensor on the accelerator: negative indices work,
+    an out-of-range one surfaces at the next sync (PyTorch's CUDA index kernel asserts)."""
+    x = torch.arange(6.0, device="cuda").reshape(3, 2)
+    assert x[torch.tensor([-1, 0], device="cuda")].tolist() == [[4.0, 5.0], [0.0, 1.0]]
+    y = x[torch.tensor([3], device="cuda")]
+    with pytest.raises(torch.AcceleratorError, match=CUDA_ASSERT):
+        y.tolist()
+    x[torch.tensor([0, -1], device="cuda")] = 7.0
+    assert x.tolist() == [[7.0, 7.0], [2.0, 3.0], [7.0, 7.0]]
+    x[torch.tensor([-4], device="cuda")] = 1.0
+    with pytest.raises(torch.AcceleratorError, match=CUDA_ASSERT):
+        torch.cuda.synchronize()
+    with pytest.raises(IndexError, match="index 3 is out of bounds for dimension 0 with size 3"):
+        torch.arange(6.0).reshape(3, 2)[torch.tensor([3])]     # on the CPU: at the op

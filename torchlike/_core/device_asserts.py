@@ -33,9 +33,10 @@ def on_device(t):
 
 @functools.lru_cache(maxsize=None)
 def _outside(ignore):
-    """A kernel: whether any index lies outside [0, n) (values equal to `ignore` excepted)."""
-    def f(idx, n):
-        bad = (idx < 0) | (idx >= n)
+    """A kernel: whether any index lies outside [low, high) (values equal to `ignore`
+    excepted)."""
+    def f(idx, low, high):
+        bad = (idx < low) | (idx >= high)
         if ignore is not None:
             bad = bad & (idx != ignore)
         return jnp.any(bad)
@@ -44,11 +45,19 @@ def _outside(ignore):
 
 def defer_range_check(index, n, ignore=None):
     """Defer the check that the values of tensor `index` lie in [0, n) (`ignore` excepted)."""
-    if not index.numel():
+    if index.numel():
+        defer_range_check_array(index._value(), 0, n, ignore)
+
+
+def defer_range_check_array(index, low, high, ignore=None):
+    """Defer the check that the values of array `index` (on an accelerator) lie in
+    [low, high) (`ignore` excepted)."""
+    if not index.size:
         return
     from .._ops.registry import weak_operand
-    flag = _outside(ignore)(index._value(), weak_operand(n, index._st.device))
-    PENDING.append(flag)
+    from .device import of_jax_device
+    dev = of_jax_device(next(iter(index.devices())))
+    PENDING.append(_outside(ignore)(index, weak_operand(low, dev), weak_operand(high, dev)))
     if os.environ.get("CUDA_LAUNCH_BLOCKING") == "1" or len(PENDING) > _LIMIT:
         check()
 

@@ -17,7 +17,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._core import buckets, device_rules
+from .._core import buckets, device_asserts, device_rules
 from .._core import dtype as dt
 from .._core import frames, layout, programs
 from .._core.device import put as _to_device, transfer as _transfer
@@ -274,8 +274,10 @@ def _expand_advanced(advanced, device):
     return tuple(dims), idxs
 
 
-def _check_bounds(size, dims, idxs):
-    """Host-side bounds check with PyTorch's index-kernel message; returns the broadcast shape."""
+def _check_bounds(size, dims, idxs, device=None):
+    """Host-side bounds check with PyTorch's index-kernel message; returns the broadcast shape.
+    On an accelerator (`device`) the indices are checked on the device and a bad one reported
+    later, as CUDA's index kernel does (see `device_asserts`)."""
     shapes = [tuple(i.shape) for i in idxs]
     try:
         bshape = np.broadcast_shapes(*shapes)
@@ -285,6 +287,10 @@ def _check_bounds(size, dims, idxs):
     if 0 not in bshape:
         for k, (d, i) in enumerate(zip(dims, idxs)):
             n = size[d]
+            if device is not None and device.type == "cuda" and not tracing() and \
+                    isinstance(i, jax.Array):
+                device_asserts.defer_range_check_array(i, -n, n)
+                continue
             a = np.asarray(i)
             if a.size:
                 lo, hi = a.min(), a.max()
@@ -366,7 +372,7 @@ def getitem(self, index):
         if picked is not None:
             return picked
         dims, idxs = _expand_advanced(advanced, self._st.device)
-        bshape = _check_bounds(size, dims, idxs)
+        bshape = _check_bounds(size, dims, idxs, self._st.device)
         if self._st._phys is not None:
             from .bucketed import gather
             picked = gather(make_view(self, size, stride, offset), dims, idxs,
@@ -382,7 +388,7 @@ def getitem(self, index):
     else:
         base = make_view(self, size, stride, offset, _view_name(index))
     dims, idxs = _expand_advanced(advanced, self._st.device)
-    _check_bounds(size, dims, idxs)
+    _check_bounds(size, dims, idxs, self._st.device)
     from ..autograd.function import apply_jax
     out = apply_jax(_gather_kernel(dims), [base, *idxs], "IndexBackward0")[0]
     from ..autograd.inplace import save_for_check
@@ -454,7 +460,7 @@ def setitem(self, index, value):
     if vt is None and _mask_fill(dst, advanced, value):
         return
     dims, idxs = _expand_advanced(advanced, dst._st.device)
-    bshape = _check_bounds(size, dims, idxs)
+    bshape = _check_bounds(size, dims, idxs, dst._st.device)
     res_shape = _index_result_shape(size, dims, bshape)
     _index_put(dst, dims, idxs, value, vt, res_shape, False)
 
@@ -498,7 +504,7 @@ def _setitem_grad(self, size, stride, offset, advanced, value, vt):
             raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with "
                                "dtype unsigned char")
     dims, idxs = _expand_advanced(advanced, dst._st.device)
-    bshape = _check_bounds(size, dims, idxs)
+    bshape = _check_bounds(size, dims, idxs, dst._st.device)
     res_shape = _index_result_shape(size, dims, bshape)
     _index_put(dst, dims, idxs, value, vt, res_shape, False, _index_tensors(advanced))
 
@@ -1287,7 +1293,7 @@ def _index_put_op(self, indices, values, accumulate, inplace):
     else:
         dst = self
     dims, idxs = _expand_advanced(advanced, dst._st.device)
-    bshape = _check_bounds(size, dims, idxs)
+    bshape = _check_bounds(size, dims, idxs, dst._st.device)
     res = _index_put(dst, dims, idxs, None, values, _index_result_shape(size, dims, bshape),
                      bool(accumulate), _index_tensors(advanced), inplace or dst is not self)
     return res if dst is self else target
