@@ -248,7 +248,10 @@ def test_clamp_bounds_fit_the_dtype(expr):
 # ---- torch.__version__ / torch.version, Embedding's max_norm scale --------------------------
 
 @pytest.mark.parametrize("other", [(2, 0), (2, 13), (2, 13, 0), (2, 14), "2.13", "2.13.0",
-                                   "2.13.0+cpu", "2.12.9", "2.13.1", (3,), 2])
+                                   "2.13.0+cpu", "2.12.9", "2.13.1", (3,), 2, "N/A", "parrot", "",
+                                   "2.13.0a0", "2.13.0rc1", "2.13.0.dev20260101", "2.13.0.post1",
+                                   "2.13.0-1", "1!1.0", "2.13.0+cpu.1", "2.13.0+cu121", "v2.13",
+                                   "2.13.0+CPU", "2.14.0a0+git1234", "2.12.0.dev1+cpu"])
 def test_version_compares_as_pytorchs(other):
     def f(torch):
         v = torch.__version__
@@ -265,6 +268,26 @@ def test_version_module():
                          torch.version.hip, torch.__version__.split("+"),
                          hash(torch.__version__) == hash(str(torch.__version__)),
                          torch.torch_version.TorchVersion("1.2") < "1.10"))
+
+
+@pytest.mark.parametrize("a,b", [("N/A", "2.0"), ("2.1.0a0", "2.1.0"), ("2.1.0.dev1", "2.1.0a0"),
+                                 ("2.1.0", "2.1.0.post0"), ("2.1.0+abc", "2.1.0+1"),
+                                 ("2.1.0+1.a", "2.1.0+1"), ("2.1.0rc2", "2.1.0c2")])
+def test_version_pep440_order_as_pytorchs(a, b):
+    def f(torch):
+        V = torch.torch_version.TorchVersion
+        return V(a) < b, V(a) <= b, V(a) == b, V(a) > b, V(b) < a, V(a) != b
+    check(f)
+
+
+def test_version_compares_with_packaging_versions():
+    from packaging import version as packaging_version   # a dependency of pytest
+
+    def f(torch):
+        return [(torch.__version__ >= packaging_version.Version(s),
+                 torch.__version__ == packaging_version.Version(s))
+                for s in ("2.0", "2.13.0", "2.13.0+cpu", "3.0a1")]
+    check(f)
 
 
 @pytest.mark.parametrize("max_norm,norm_type", [(1.0, 2.0), (0.5, 1.0), (0.3, float("inf"))])

@@ -5,6 +5,7 @@ storage, strides, views and in-place semantics on top of jitted JAX kernels.
 """
 import logging as _logging
 import os as _os
+import sys as _sys
 
 import jax as _jax
 
@@ -87,6 +88,10 @@ from ._determinism import (  # noqa: E402,F401
     is_deterministic_algorithms_warn_only_enabled, set_deterministic_debug_mode,
     use_deterministic_algorithms)
 from . import amp, cpu  # noqa: E402,F401
+from . import _C, _dynamo, compiler, fx, hub, jit, library, onnx, ops, types  # noqa: E402,F401
+from ._checks import (  # noqa: E402,F401
+    _assert, _assert_async, _check, _check_index, _check_is_size, _check_not_implemented,
+    _check_tensor_all, _check_tensor_all_with, _check_type, _check_value, _check_with)
 from . import testing  # noqa: E402,F401
 from ._knobs import (  # noqa: E402,F401
     get_num_interop_threads, get_num_threads, is_warn_always_enabled, set_flush_denormal,
@@ -113,6 +118,10 @@ del _alias, _d
 
 from ._errors import AcceleratorError, OutOfMemoryError  # noqa: E402,F401
 from ._runner import install_as_torch  # noqa: E402,F401
+from . import overrides  # noqa: E402
+from ._ops import registry as _registry  # noqa: E402
+
+overrides.install(_sys.modules[__name__], _registry.GENERATED)
 from . import _missing  # noqa: E402
 
 _missing.install_all()

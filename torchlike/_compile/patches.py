@@ -120,11 +120,15 @@ def _born_init(self, *args, **kwargs):
     self._tl_born = True
 
 
+TRACING = [False]   # inside a `torchlike.compile` trace (`torch.compiler.is_compiling()`)
+
+
 @contextlib.contextmanager
 def tracing(ctx):
     """Install the patches for one trace (not re-entrant: a compiled function called inside
     another one's trace runs inline, see `program`)."""
     gen_cls, opt_cls = _random.Generator, _optax_base.OptaxOptimizer
+    TRACING[0] = True
     gen_cls._next_key = lambda g: ctx.next_key(g)
     _random.KEYED[0] = True
     gen_cls.__init__ = _born_init
@@ -134,6 +138,7 @@ def tracing(ctx):
     try:
         yield
     finally:
+        TRACING[0] = False
         gen_cls._next_key = _ORIG_NEXT_KEY
         _random.KEYED[0] = False
         gen_cls.__init__ = _ORIG_GEN_INIT

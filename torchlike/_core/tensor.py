@@ -23,6 +23,12 @@ class _TensorMeta(type):
     """Tensor classes print under PyTorch's names: `<class 'torch.Tensor'>`,
     `<class 'torch.nn.parameter.Parameter'>` (a user subclass keeps its own module)."""
 
+    def __init__(cls, name, bases, ns, **kwargs):
+        super().__init__(name, bases, ns, **kwargs)
+        if bases:
+            from .. import overrides
+            overrides.register_subclass(cls)
+
     def __repr__(cls):
         mod = "torch" if cls is Tensor else cls.__module__
         if mod == "torchlike" or mod.startswith("torchlike."):
@@ -44,6 +50,25 @@ class Tensor(metaclass=_TensorMeta):
     # NumPy scalars and arrays defer binary operators to the tensor (`np.float32(2) * t` is a
     # Tensor), as PyTorch's own `Tensor.__array_priority__` makes them do
     __array_priority__ = 1000
+
+    # whether this class's instances take part in the `__torch_function__` protocol (set per
+    # subclass by the metaclass, see `torchlike/overrides.py`)
+    _tf = False
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """Mirrors `Tensor.__torch_function__`: runs `func` with the protocol off for
+        subclasses, then makes its tensor results instances of `cls`."""
+        from ..overrides import DisableTorchFunctionSubclass, get_default_nowrap_functions
+        if kwargs is None:
+            kwargs = {}
+        if not all(issubclass(cls, t) for t in types):
+            return NotImplemented
+        with DisableTorchFunctionSubclass():
+            ret = func(*args, **kwargs)
+            if func in get_default_nowrap_functions():
+                return ret
+            return _convert(ret, cls)
 
     # ---- construction (internal) -------------------------------------------------------------
 
@@ -409,9 +434,26 @@ def _wrap_dim(dim, ndim):
     return dim + ndim if dim < 0 else dim
 
 
+def _convert(ret, cls):
+    """Tensor results as instances of `cls` (the default `__torch_function__`'s wrapping)."""
+    if cls is Tensor:
+        return ret
+    if isinstance(ret, Tensor) and not isinstance(ret, cls):
+        return ret.as_subclass(cls)
+    if isinstance(ret, (tuple, list)):
+        items = [_convert(r, cls) for r in ret]
+        return type(ret)(*items) if hasattr(ret, "_fields") else type(ret)(items)
+    return ret
+
+
+_DTYPE_SLOT = Tensor.__dict__["dtype"]   # set through the slot: a subclass may make `dtype` a
+# read-only property (torchvision's tv_tensors do)
+
+
 def _copy_fields(t, src):
     t._st, t._size, t._stride, t._offset = src._st, src._size, src._stride, src._offset
-    t._natural, t.dtype, t._vc, t._base = src._natural, src.dtype, src._vc, src._base
+    _DTYPE_SLOT.__set__(t, src.dtype)
+    t._natural, t._vc, t._base = src._natural, src._vc, src._base
     t._requires_grad, t._grad, t.grad_fn = src._requires_grad, src._grad, src.grad_fn
     t._cache = t._cache_src = None
     t._meta = None

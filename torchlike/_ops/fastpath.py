@@ -134,7 +134,7 @@ def _tensor_slot(j, v, row, first, optional=False):
     """A tensor parameter: a plain tensor (or a Python number, as a wrapped scalar; or None
     where the parameter is `optional`)."""
     dev = f"dev = s{j}.device" if first else f"if dev is None: dev = s{j}.device"
-    lines = [f"if type({v}) is _T or isinstance({v}, _T):",
+    lines = [f"if type({v}) is _T or isinstance({v}, _T) and not {v}._tf:",
              f"    if not {v}._natural or g and {v}._requires_grad:",
              "        break",
              f"    s{j} = {v}._st",

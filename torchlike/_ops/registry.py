@@ -33,7 +33,7 @@ from .._core.layout import has_internal_overlap, read_impl, write_impl
 from .._core.tensor import Tensor, wrap
 from . import bucketed, fastpath
 from .._core import buckets, device_rules
-from .. import compile_log
+from .. import compile_log, overrides
 
 _KEY_PARTS = ("operand kinds", "static arguments", "compute dtype")
 
@@ -855,11 +855,40 @@ def _signature_source(fn, extra_kwonly=(), optional=()):
 
 
 def _make(name, params_src, body, namespace):
-    """A function `name(params_src)` whose body is the source lines `body`."""
+    """A function `name(params_src)` whose body is the source lines `body` (which may name the
+    function itself as `_self[0]`)."""
     src = f"def {name}({params_src}):\n" + "".join(f"    {line}\n" for line in body)
-    ns = dict(namespace)
+    ns = dict(namespace, _self=[None])
     exec(codecache.compiled(src, "<string>"), ns)  # noqa: S102 - from the op table's signatures
+    ns["_self"][0] = ns[name]
+    GENERATED.add(id(ns[name]))
     return ns[name]
+
+
+GENERATED = set()   # ids of the functions `_make` generated (they handle `__torch_function__`
+# themselves, see `_protocol_lines`)
+
+
+def _protocol_lines(args_src, kwargs_src):
+    """Lines handing a call to `__torch_function__` (see `overrides`) when the protocol is on:
+    placed after the cached path, which never takes a subclass that uses it."""
+    return ["if _TFA[0]:",
+            f"    _r = _tf_dispatch(_self[0], {args_src}, {kwargs_src})",
+            "    if _r is not _TF_NOT_HANDLED:",
+            "        return _r"]
+
+
+def _call_args_src(row, exprs, out):
+    """(positional, keyword) source of a generated function's arguments as passed on to
+    `__torch_function__`: keyword-only parameters (and `out=`) by name."""
+    kinds = {n: p.kind for n, p in inspect.signature(row.impl).parameters.items()}
+    pos = [e for n, e in zip(row.names, exprs) if kinds.get(n) != inspect.Parameter.KEYWORD_ONLY]
+    kw = [f"'{n}': {e}" for n, e in zip(row.names, exprs)
+          if kinds.get(n) == inspect.Parameter.KEYWORD_ONLY]
+    kw_src = "{" + ", ".join(kw) + "}"
+    if out:
+        kw_src = f"({kw_src} if out is None else dict({kw_src}, out=out))"
+    return "(" + "".join(p + ", " for p in pos) + ")", kw_src
 
 
 def op(name=None, *, pointwise=False, promote="default", tensors=None, lists=(), scalars=(),
@@ -1010,19 +1039,20 @@ def _generate(row, method, function, inplace, out, dunders, aliases, method_only
         METHODS[dunder] = _dunder(row, dunder, mode, ns)
 
 
-def _body(row, prologue, exprs, mode, out=False):
+def _body(row, prologue, exprs, mode, out=False, protocol_args=None):
     """Source lines of a generated function: the cached path (see `fastpath`), then the
     dispatcher, told the key its answer may be stored under."""
     args = "(" + "".join(e + ", " for e in exprs) + ")"
+    protocol = _protocol_lines(*(protocol_args or _call_args_src(row, exprs, out)))
     if not fastpath.eligible(row):
         tail = f"_call(_row, {args}{', out' if out else ''})" if mode == "call" else \
             f"_call_inplace(_row, {args})"
-        return prologue + [f"return {tail}"]
+        return prologue + protocol + [f"return {tail}"]
     guard = "True" if mode == "inplace" else \
         "out is None and not _AUTOCAST[0]" if out else "not _AUTOCAST[0]"
     tail = f"_call(_row, {args}, {'out' if out else 'None'}, key)" if mode == "call" else \
         f"_call_inplace(_row, {args}, key)"
-    return prologue + fastpath.source(row, exprs, mode, guard) + [f"return {tail}"]
+    return prologue + fastpath.source(row, exprs, mode, guard) + protocol + [f"return {tail}"]
 
 
 # Operator dunders: (parameters, how they fill the row's first parameters, prologue, whether an
@@ -1049,7 +1079,7 @@ def _dunder(row, name, mode, ns):
     defaults, generated with the cached path inline (no extra call frame)."""
     params, first, prologue, operand_check, dispatch = _DUNDERS.get(mode, _DUNDERS["unary"])
     exprs = list(first) + [f"_d_{n}" for n in row.names[len(first):]]
-    body = _body(row, prologue, exprs, dispatch)
+    body = _body(row, prologue, exprs, dispatch, protocol_args=(f"({params},)", "None"))
     if operand_check:  # after the cached path, which only ever matches tensors and numbers
         body[-1:-1] = ["if not isinstance(other, _OPERAND):", "    return NotImplemented"]
     return _make(name, params, body, ns)
@@ -1109,7 +1139,8 @@ def function(name=None, *, method=True, function=True, aliases=(), family="misc"
 _GENERATED_NS = {"_AUTOCAST": _AUTOCAST, "_GRAD": _GRAD, "_reg": sys.modules[__name__],
                  "_check_integer_divisor": _check_integer_divisor,
                  "_OPERAND": (Tensor,) + _NUMBER, "_ndarray": np.ndarray,
-                 "_FUNCTIONS": FUNCTIONS}
+                 "_FUNCTIONS": FUNCTIONS, "_TFA": overrides.ACTIVE,
+                 "_tf_dispatch": overrides.dispatch, "_TF_NOT_HANDLED": overrides._NOT_HANDLED}
 
 
 def install():

@@ -1,11 +1,14 @@
 """Mirrors `torch.nn.Parameter` and `torch.nn.Buffer`."""
 from .._core import grad_state
 from .._core.tensor import Tensor, _copy_fields
+from ..overrides import _disabled_torch_function_impl
 
 
 class Parameter(Tensor):
     """Mirrors `torch.nn.Parameter`: a Tensor subclass that requires grad by default and is
     registered by `Module.__setattr__`. Shares storage with `data`."""
+
+    __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
@@ -46,6 +49,8 @@ class UninitializedTensorMixin:
     """Mirrors `torch.nn.parameter.UninitializedTensorMixin`: a tensor whose shape is not known
     yet (lazy modules); `materialize(shape)` gives it storage and turns it into
     `cls_to_become`."""
+
+    __torch_function__ = _disabled_torch_function_impl
 
     def materialize(self, shape, device=None, dtype=None):
         from .. import empty
@@ -126,6 +131,8 @@ class _BufferMeta(type(Tensor)):
 class Buffer(Tensor, metaclass=_BufferMeta):
     """Mirrors `torch.nn.Buffer`: marks a tensor to be registered as a module buffer (returns a
     plain detached Tensor carrying `persistent`)."""
+
+    __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, data=None, *, persistent=True):
         if data is None:

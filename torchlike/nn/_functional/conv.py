@@ -883,13 +883,69 @@ def _cubic_table(L, out, align, scale, ft):
     return idx, w
 
 
+def _window_filter(mode, x, antialias):
+    """The separable kernels' filters: a triangle (bilinear), Keys' cubic (bicubic; a = -0.5
+    when antialiasing, -0.75 otherwise)."""
+    x = np.abs(x)
+    if mode == "bilinear":
+        return np.where(x < 1, 1 - x, 0)
+    a = -0.5 if antialias else -0.75
+    return np.where(x < 1, ((a + 2) * x - (a + 3)) * x * x + 1,
+                    np.where(x < 2, (((x - 5) * x + 8) * x - 4) * a, 0))
+
+
+def _filter_table(L, out, align, scale, ft, mode, antialias=True):
+    """Interpolation along one dim as normalized weights over a window of inputs per output:
+    with `antialias`, the filter is widened by the downscale factor (PyTorch's
+    `antialias=True`); without it, this is the form of PyTorch's uint8 kernels."""
+    sc = _area_scale(L, out, align, scale, ft)
+    size = 2 if mode == "bilinear" else 4
+    wide = antialias and sc >= 1
+    support = size * 0.5 * sc if wide else size * 0.5
+    inv = 1.0 / sc if wide else 1.0
+    delta = 0.5 if align and not antialias else 0.0
+    center = sc * (np.arange(out, dtype=ft) + ft(0.5 - delta)) + ft(delta)
+    lo = np.maximum((center - support + 0.5).astype(np.int64), 0)
+    hi = np.minimum((center + support + 0.5).astype(np.int64), L)
+    width = int(np.max(hi - lo)) if out else 1
+    j = np.arange(width)[None, :]
+    w = _window_filter(mode, (j + lo[:, None] - center[:, None] + ft(0.5)) * ft(inv),
+                       antialias).astype(ft)
+    w = np.where(j < (hi - lo)[:, None], w, 0).astype(ft)
+    total = w.sum(1, keepdims=True)
+    w = np.where(total != 0, w / np.where(total != 0, total, 1), w).astype(ft)
+    return np.minimum(lo[:, None] + j, L - 1), w
+
+
+def _uint8_table(L, out, align, scale, mode, antialias):
+    """(indices, int weights, precision) of PyTorch's fixed-point uint8 kernels: weights scaled
+    by 2**precision, the largest precision keeping them in int16. Divergence: without
+    antialiasing, bicubic's border handling is approximated (a few values differ by 1)."""
+    if mode == "bicubic" and not antialias:
+        idx, w = _cubic_table(L, out, align, scale, np.float64)
+        w = w / w.sum(1, keepdims=True)
+    else:
+        idx, w = _filter_table(L, out, align, scale, np.float64, mode, antialias)
+    top = np.abs(w).max() if w.size else 0.0
+    bits = 0
+    while bits < 21 and int(0.5 + top * (1 << (bits + 1))) < (1 << 15):
+        bits += 1
+    scaled = w * (1 << bits)
+    wi = np.where(w < 0, (scaled - 0.5).astype(np.int64), (scaled + 0.5).astype(np.int64))
+    return idx, wi.astype(np.int32), bits
+
+
 @programs.factory
-def _interp_fn(mode, sizes, outs, align, scales, dtype_name):
+def _interp_fn(mode, sizes, outs, align, scales, dtype_name, antialias=False):
     nd = len(sizes)
     ft = _opmath(dtype_name)
     tabs = []
+    if dtype_name == "uint8" and mode in ("bilinear", "bicubic"):
+        return _interp_uint8(mode, sizes, outs, align, scales, antialias)
     for L, o, sc in zip(sizes, outs, scales):
-        if mode in ("nearest", "nearest-exact"):
+        if antialias:
+            tabs.append(_filter_table(L, o, align, sc, ft, mode))
+        elif mode in ("nearest", "nearest-exact"):
             tabs.append((_nearest_table(L, o, sc, mode == "nearest-exact"), None))
         elif mode == "bicubic":
             tabs.append(_cubic_table(L, o, align, sc, ft))
@@ -915,9 +971,30 @@ def _interp_fn(mode, sizes, outs, align, scales, dtype_name):
     return f
 
 
+def _interp_uint8(mode, sizes, outs, align, scales, antialias):
+    """PyTorch's uint8 bilinear/bicubic: one fixed-point pass per resized dim (the last
+    first), each rounded and clamped to uint8."""
+    passes = [(i, _uint8_table(L, o, align, sc, mode, antialias))
+              for i, (L, o, sc) in enumerate(zip(sizes, outs, scales)) if o != L]
+
+    def f(x):
+        y = x
+        for i, (idx, w, bits) in reversed(passes):
+            ax = x.ndim - len(sizes) + i
+            g = jnp.take(y.astype(jnp.int32), jnp.asarray(idx.reshape(-1)), axis=ax)
+            g = g.reshape(g.shape[:ax] + idx.shape + g.shape[ax + 1:])
+            shape = [1] * g.ndim
+            shape[ax], shape[ax + 1] = w.shape
+            acc = jnp.sum(g * jnp.asarray(w).reshape(shape), axis=ax + 1) + (1 << bits >> 1)
+            y = jnp.clip(acc >> bits, 0, 255).astype(jnp.uint8)
+        return y
+
+    return f
+
+
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
-    """Mirrors `torch.nn.functional.interpolate` (antialias not supported)."""
+    """Mirrors `torch.nn.functional.interpolate`."""
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating modes: "
@@ -964,8 +1041,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if recompute_scale_factor:
         output_size = [int(input.shape[i + 2] * scale_factors[i]) for i in range(dim)]
         scale_factors = None
-    if antialias:
-        raise NotImplementedError("torchlike: interpolate(antialias=True) is not supported")
+    if antialias and not (mode in ("bilinear", "bicubic") and input.dim() == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear and bicubic modes and "
+                         "requires a 4-D tensor as input")
     ok = {"nearest": (3, 4, 5), "nearest-exact": (3, 4, 5), "area": (3, 4, 5), "linear": (3,),
           "bilinear": (4,), "trilinear": (5,), "bicubic": (4,)}
     r = input.dim()
@@ -990,7 +1068,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     scales = tuple(None if scale_factors is None else float(s) for s in
                    (scale_factors or [None] * dim))
     fn = _interp_fn(mode, sizes, outs, bool(align_corners), scales,
-                    input.dtype.np.name if hasattr(input.dtype, "np") else "float32")
+                    input.dtype.np.name if hasattr(input.dtype, "np") else "float32",
+                    bool(antialias))
+    if antialias:
+        return _run(fn, (input,), f"_Upsample{mode.capitalize()}2DAaBackward0")[0]
     names = {"nearest": "UpsampleNearest", "nearest-exact": "UpsampleNearestExact",
              "linear": "UpsampleLinear", "bilinear": "UpsampleBilinear",
              "trilinear": "UpsampleTrilinear", "bicubic": "UpsampleBicubic"}

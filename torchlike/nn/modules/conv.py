@@ -5,16 +5,14 @@ import warnings
 from .._functional import conv as F
 from ..parameter import Parameter
 from .module import Module
+from .utils import _expand
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
            "ConvTranspose3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
            "LazyConvTranspose2d", "LazyConvTranspose3d"]
 
 
-def _ntuple(v, n):
-    if isinstance(v, (list, tuple)):
-        return tuple(v)
-    return (v,) * n
+_ntuple = _expand
 
 
 def _tl():

@@ -1,8 +1,8 @@
 """torch.nn modules: padding layers (Zero/Constant/Reflection/Replication/Circular, 1d-3d)."""
-from collections.abc import Iterable
 
 from .. import functional as F
 from .module import Module
+from .utils import _expand
 
 __all__ = [
     "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d",
@@ -12,10 +12,7 @@ __all__ = [
 ]
 
 
-def _ntuple(x, n):
-    if isinstance(x, Iterable) and not isinstance(x, str):
-        return tuple(x)
-    return (x,) * n
+_ntuple = _expand
 
 
 class _CircularPadNd(Module):

@@ -1,6 +1,7 @@
 """torch.nn modules: pooling."""
 from .._functional import conv as F
 from .module import Module
+from .utils import _expand
 
 __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
            "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
@@ -8,10 +9,7 @@ __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "Avg
            "LPPool1d", "LPPool2d", "LPPool3d"]
 
 
-def _ntuple(v, n):
-    if isinstance(v, (list, tuple)):
-        return tuple(v)
-    return (v,) * n
+_ntuple = _expand
 
 
 class _MaxPoolNd(Module):

@@ -1,0 +1,1 @@
+"""Mirrors `torch.ao` (only the quantization names float models use)."""
