@@ -885,10 +885,12 @@ def _cubic_table(L, out, align, scale, ft):
 
 def _window_filter(mode, x, antialias):
     """The separable kernels' filters: a triangle (bilinear), Keys' cubic (bicubic; a = -0.5
-    when antialiasing, -0.75 otherwise)."""
+    when antialiasing, -0.75 otherwise), Lanczos with 3 lobes."""
     x = np.abs(x)
     if mode == "bilinear":
         return np.where(x < 1, 1 - x, 0)
+    if mode == "lanczos":
+        return np.where(x < 3, np.sinc(x) * np.sinc(x / 3), 0)
     a = -0.5 if antialias else -0.75
     return np.where(x < 1, ((a + 2) * x - (a + 3)) * x * x + 1,
                     np.where(x < 2, (((x - 5) * x + 8) * x - 4) * a, 0))
@@ -899,7 +901,7 @@ def _filter_table(L, out, align, scale, ft, mode, antialias=True):
     with `antialias`, the filter is widened by the downscale factor (PyTorch's
     `antialias=True`); without it, this is the form of PyTorch's uint8 kernels."""
     sc = _area_scale(L, out, align, scale, ft)
-    size = 2 if mode == "bilinear" else 4
+    size = {"bilinear": 2, "bicubic": 4, "lanczos": 6}[mode]
     wide = antialias and sc >= 1
     support = size * 0.5 * sc if wide else size * 0.5
     inv = 1.0 / sc if wide else 1.0
@@ -940,7 +942,7 @@ def _interp_fn(mode, sizes, outs, align, scales, dtype_name, antialias=False):
     nd = len(sizes)
     ft = _opmath(dtype_name)
     tabs = []
-    if dtype_name == "uint8" and mode in ("bilinear", "bicubic"):
+    if dtype_name == "uint8" and mode in ("bilinear", "bicubic", "lanczos"):
         return _interp_uint8(mode, sizes, outs, align, scales, antialias)
     for L, o, sc in zip(sizes, outs, scales):
         if antialias:
@@ -1041,11 +1043,15 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if recompute_scale_factor:
         output_size = [int(input.shape[i + 2] * scale_factors[i]) for i in range(dim)]
         scale_factors = None
-    if antialias and not (mode in ("bilinear", "bicubic") and input.dim() == 4):
-        raise ValueError("Anti-alias option is restricted to bilinear and bicubic modes and "
-                         "requires a 4-D tensor as input")
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.dim() == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
+                         "modes and requires a 4-D tensor as input")
+    if mode == "lanczos" and not antialias:
+        raise ValueError("Lanczos mode requires antialias=True")
+    if mode == "lanczos" and align_corners:
+        raise ValueError("Lanczos mode does not support align_corners=True")
     ok = {"nearest": (3, 4, 5), "nearest-exact": (3, 4, 5), "area": (3, 4, 5), "linear": (3,),
-          "bilinear": (4,), "trilinear": (5,), "bicubic": (4,)}
+          "bilinear": (4,), "trilinear": (5,), "bicubic": (4,), "lanczos": (4,)}
     r = input.dim()
     if mode not in ok or r not in ok[mode]:
         need = {"linear": 3, "bilinear": 4, "trilinear": 5}
@@ -1071,7 +1077,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                     input.dtype.np.name if hasattr(input.dtype, "np") else "float32",
                     bool(antialias))
     if antialias:
-        return _run(fn, (input,), f"_Upsample{mode.capitalize()}2DAaBackward0")[0]
+        return _run(fn, (input,), f"Upsample{mode.capitalize()}2DAaBackward0")[0]
     names = {"nearest": "UpsampleNearest", "nearest-exact": "UpsampleNearestExact",
              "linear": "UpsampleLinear", "bilinear": "UpsampleBilinear",
              "trilinear": "UpsampleTrilinear", "bicubic": "UpsampleBicubic"}
