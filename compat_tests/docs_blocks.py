@@ -8,7 +8,9 @@ Object addresses are shown as `<X object at ...>`. Flags after the language in t
 - `torchlike-only`: a block about torchlike itself (jax interop, the runner, torchlike's own
   random numbers), left out of the run under real PyTorch;
 - `torchlike-lacks`: a script that uses a feature torchlike does not have yet; it must run under
-  PyTorch and raise NotImplementedError under torchlike. A line `--8<-- "path"` (pymdownx.snippets) stands for the file's text.
+  PyTorch and raise NotImplementedError under torchlike;
+- `runner`: a script that imports ecosystem libraries (torchvision), run not in-process but by
+  the page's ```console block under `python -m torchlike`. A line `--8<-- "path"` (pymdownx.snippets) stands for the file's text.
 
 ```console blocks are shell sessions: each `$ command` runs in the repository root and its
 output (stdout and stderr together) must equal the lines shown under it, with the repository's
@@ -179,6 +181,8 @@ def run_python(page_blocks, mode, name):
                 continue
             if "accelerator" in b.flags and not _accelerator(mode):
                 continue   # run by compat_tests/accelerator (simulated mode, or a real GPU)
+            if "runner" in b.flags:
+                continue   # a script the page's ```console block runs under the runner
             where = f"{b.page}:{b.line}"
             if b.is_session:
                 test = parser.get_doctest(b.source, {}, where, b.page, b.line)

@@ -24,7 +24,8 @@ def _restore_defaults(lib):
 
 
 def _runs(page, mode):
-    return any(b.lang == "python" and (mode == "torchlike" or "torchlike-only" not in b.flags)
+    return any(b.lang == "python" and "runner" not in b.flags and
+               (mode == "torchlike" or "torchlike-only" not in b.flags)
                for b in _page_blocks(page))
 
 

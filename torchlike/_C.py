@@ -15,7 +15,7 @@ _KEYS = ("Undefined CompositeExplicitAutogradNonFunctional CompositeExplicitAuto
          "PythonTLSSnapshot Python FuncTorchDynamicLayerFrontMode FuncTorchDynamicLayerBackMode "
          "FuncTorchBatchedDecomposition FuncTorchBatched FuncTorchVmapMode FuncTorchGradWrapper "
          "PythonDispatcher PreDispatch Functionalize AutocastCPU AutocastMPS AutocastXPU "
-         "AutocastHPU AutocastIPU AutocastCUDA AutocastPrivateUse1 Fake").split()
+         "AutocastHPU AutocastIPU AutocastCUDA AutocastPrivateUse1").split()
 for _kind in ("Dense", "Quantized", "Sparse", "SparseCsr", "NestedTensor",
               "AutogradFunctionality"):
     _prefix = {"Dense": "", "AutogradFunctionality": "Autograd"}.get(_kind, _kind)
@@ -63,6 +63,10 @@ class DispatchKeySet:
         return "DispatchKeySet(" + ", ".join(sorted(k.name for k in self._keys)) + ")"
 
 
+_after_autograd_keyset = DispatchKeySet()
+_after_ADInplaceOrView_keyset = DispatchKeySet()
+
+
 class _Guard:
     """A context manager that changes nothing (torchlike has no dispatch keys to exclude)."""
 
@@ -76,7 +80,8 @@ class _Guard:
         return False
 
 
-_ExcludeDispatchKeyGuard = _IncludeDispatchKeyGuard = _AutoDispatchBelowAutograd = _Guard
+_ExcludeDispatchKeyGuard = _IncludeDispatchKeyGuard = _Guard
+_AutoDispatchBelowAutograd = _AutoDispatchBelowADInplaceOrView = _library._BelowAutograd
 _DisableTorchDispatch = _DisableFuncTorch = _Guard
 
 
@@ -91,10 +96,21 @@ def _has_torch_function(args):
     return has_torch_function(args)
 
 
+class _TracingState:
+    """What `_get_tracing_state()` gives while a `torch.jit.trace`d callable runs."""
+
+
 def _get_tracing_state():
-    """Mirrors `torch._C._get_tracing_state`: None (torchlike never runs a TorchScript
-    trace)."""
-    return None
+    """Mirrors `torch._C._get_tracing_state`: None, except while a `torch.jit.trace`d callable
+    runs (see torchlike/jit)."""
+    from .jit import is_tracing
+    return _TracingState() if is_tracing() else None
+
+
+def _is_tracing():
+    """Mirrors `torch._C._is_tracing`."""
+    from .jit import is_tracing
+    return is_tracing()
 
 
 def _dispatch_has_kernel_for_dispatch_key(name, dispatch):
@@ -106,7 +122,7 @@ def _dispatch_has_kernel_for_dispatch_key(name, dispatch):
     if op is None:
         return False
     key = dispatch.name if isinstance(dispatch, DispatchKey) else str(dispatch)
-    return key in op.kernels or (key in ("Meta", "Fake") and op.fake is not None)
+    return key in op.keys()
 
 
 def _dispatch_has_kernel(name):

@@ -7,9 +7,12 @@ _DEFAULT = ("Expected cond to be True, but got False. (Could this error message 
             "If so, please report an enhancement request to PyTorch.)")
 
 
-def _check_with(error_type, cond, message=None):
+def _check_with(error_type, cond, message):
     """Mirrors `torch._check_with`: raises `error_type(message())` when `cond` is False."""
     from ._core.tensor import Tensor
+    if not issubclass(error_type, Exception) or issubclass(error_type, Warning):
+        raise AssertionError("error_type must be a subclass of Exception but not Warning, got "
+                             f"{error_type}")
     if isinstance(cond, Tensor):
         raise TypeError("cond must be a bool, but got a Tensor. For tensor conditions, use "
                         "torch._check_tensor_all() to assert that all elements are true.")
@@ -83,8 +86,19 @@ def _assert(condition, message):
         raise AssertionError(message)
 
 
-def _assert_async(tensor, assert_msg=None):
+_UNSET = object()
+
+
+def _assert_async(tensor, assert_msg=_UNSET):
     """Mirrors `torch._assert_async` (checked at once in torchlike)."""
+    from ._core.tensor import Tensor
+    if not isinstance(tensor, Tensor):
+        raise TypeError("_assert_async(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(tensor).__name__}")
+    if assert_msg is not _UNSET and not isinstance(assert_msg, str):
+        raise TypeError("_assert_async(): argument 'assert_msg' (position 2) must be str, not "
+                        f"{type(assert_msg).__name__}")
     if not bool(tensor):
-        raise RuntimeError(assert_msg or "Expected Tensor with single nonzero value, but got "
-                           "zero")
+        if assert_msg is _UNSET:
+            raise RuntimeError("Expected Tensor with single nonzero value, but got zero")
+        raise RuntimeError(assert_msg or "Assertion is failed")

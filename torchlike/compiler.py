@@ -14,10 +14,14 @@ def compile(*args, **kwargs):  # noqa: A001
     return _compile(*args, **kwargs)
 
 
+_DISABLED = [0]    # depth of `torch.compiler.disable`d calls running
+
+
 def is_compiling():
-    """Mirrors `torch.compiler.is_compiling`: True inside a `torchlike.compile` trace."""
+    """Mirrors `torch.compiler.is_compiling`: True inside a `torchlike.compile` trace, except
+    within a `torch.compiler.disable`d function (which PyTorch runs eagerly)."""
     from ._compile.patches import TRACING
-    return TRACING[0]
+    return TRACING[0] and not _DISABLED[0]
 
 
 is_dynamo_compiling = is_compiling
@@ -45,9 +49,24 @@ def _passthrough(fn=None, *args, **kwargs):
 
 
 def disable(fn=None, recursive=True, *, reason=None):
-    """Mirrors `torch.compiler.disable` (the function runs eagerly; under `torchlike.compile` it
-    is traced like any other code)."""
-    return _passthrough(fn)
+    """Mirrors `torch.compiler.disable`: `is_compiling()` is False while the function runs, as
+    in PyTorch, which runs it eagerly. Divergence: under `torchlike.compile` its operations are
+    still traced into the compiled program (a module is returned as it is)."""
+    if fn is None:
+        return lambda f: disable(f, recursive, reason=reason)
+    from .nn.modules.module import Module
+    if isinstance(fn, Module) or not callable(fn):
+        return fn
+
+    @functools.wraps(fn)
+    def eager(*args, **kwargs):
+        _DISABLED[0] += 1
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _DISABLED[0] -= 1
+    eager._torchdynamo_disable = True
+    return eager
 
 
 def allow_in_graph(fn):

@@ -133,11 +133,13 @@ def download_url_to_file(url, dst, hash_prefix=None, progress=True):
 
 
 def _is_legacy_zip(path):
-    """A zip archive holding one file that is not itself a torch checkpoint archive."""
+    """A zip archive holding a single file (how checkpoints were shipped before PyTorch 1.6;
+    a `torch.save` archive holds several)."""
     if not zipfile.is_zipfile(path):
         return False
-    names = zipfile.ZipFile(path).infolist()
-    return len(names) == 1 and not names[0].is_dir() and "/" not in names[0].filename.strip("/")
+    with zipfile.ZipFile(path) as z:
+        names = z.infolist()
+    return len(names) == 1 and not names[0].is_dir()
 
 
 def load_state_dict_from_url(url, model_dir=None, map_location=None, progress=True,
@@ -161,6 +163,10 @@ def load_state_dict_from_url(url, model_dir=None, map_location=None, progress=Tr
             hash_prefix = m.group(1) if m else None
         download_url_to_file(url, cached, hash_prefix, progress=progress)
     if _is_legacy_zip(cached):
+        warnings.warn("Falling back to the old format < 1.6. This support will be deprecated in "
+                      "favor of default zipfile format introduced in 1.6. Please redo "
+                      "torch.save() to save it in the new zipfile format.", FutureWarning,
+                      stacklevel=2)
         with zipfile.ZipFile(cached) as z:
             inner = z.infolist()[0].filename
             z.extractall(model_dir)
@@ -206,38 +212,32 @@ def _parse_repo(github):
     return owner, name, ref
 
 
-def _trusted(owner, name, trust_repo, hub_dir, calling_fn):
-    """PyTorch's trust check: the owner is trusted, or the repo was trusted before, or the user
-    says so (`trust_repo=True`, or answering the prompt)."""
+def _trusted(owner, name, repo_dir, trust_repo, hub_dir):
+    """PyTorch's trust check. A repository is trusted when its owner is one PyTorch trusts, it
+    is in `<hub_dir>/trusted_list`, or its checkout is already in the cache. `trust_repo=False`
+    always asks, `'check'` asks for an untrusted one; a repository not yet trusted is added to
+    the list unless the answer is no."""
+    os.makedirs(hub_dir, exist_ok=True)
     path = os.path.join(hub_dir, "trusted_list")
-    if trust_repo is None:
-        warnings.warn("You are about to download and run code from an untrusted repository. "
-                      "In a future release, this won't be allowed. To add the repository to "
-                      "your trusted list, change the command to {calling_fn}(..., "
-                      "trust_repo=False) and a command prompt will appear asking for an "
-                      "explicit confirmation of trust, or "
-                      f"{calling_fn}(..., trust_repo=True), which will assume that the prompt "
-                      "is to be answered with 'yes'. You can also use load(..., "
-                      "trust_repo='check') which will only prompt for confirmation if the "
-                      "repo is not already trusted. This will eventually be the default "
-                      "behaviour", stacklevel=3)
-        return
-    known = []
-    if os.path.exists(path):
-        with open(path) as f:
-            known = [line.strip() for line in f]
+    if not os.path.exists(path):
+        open(path, "a").close()
+    with open(path) as f:
+        known = {line.strip() for line in f}
     entry = f"{owner}_{name}"
-    ok = trust_repo is True or owner in _TRUSTED_OWNERS or (
-        trust_repo == "check" and entry in known)
-    if not ok:
-        answer = input(f"The repository {owner}/{name} does not belong to the list of trusted "
+    trusted = entry in known or owner in _TRUSTED_OWNERS or os.path.exists(repo_dir)
+    if trust_repo is False or (trust_repo == "check" and not trusted):
+        answer = input(f"The repository {entry} does not belong to the list of trusted "
                        "repositories and as such cannot be downloaded. Do you trust this "
                        "repository and wish to add it to the trusted list of repositories "
                        "(y/N)?")
-        if answer.lower() not in ("y", "yes"):
+        if answer.lower() in ("y", "yes"):
+            if trusted:
+                print("The repository is already trusted.")
+        elif answer.lower() in ("n", "no", ""):
             raise Exception("Untrusted repository.")
-    if entry not in known:
-        os.makedirs(hub_dir, exist_ok=True)
+        else:
+            raise ValueError(f"Unrecognized response {answer}.")
+    if not trusted:
         with open(path, "a") as f:
             f.write(entry + "\n")
 
@@ -248,14 +248,14 @@ def _github_dir(github, force_reload, trust_repo, calling_fn, verbose):
     hub_dir = get_dir()
     os.makedirs(hub_dir, exist_ok=True)
     owner, name, ref = _parse_repo(github)
-    _trusted(owner, name, trust_repo, hub_dir, calling_fn)
     refs = [ref] if ref else ["main", "master"]
-    for r in refs:
-        repo_dir = os.path.join(hub_dir, "_".join([owner, name, r.replace("/", "_")]))
-        if os.path.exists(repo_dir) and not force_reload:
-            if verbose:
-                sys.stderr.write(f"Using cache found in {repo_dir}\n")
-            return repo_dir
+    dirs = [os.path.join(hub_dir, "_".join([owner, name, r.replace("/", "_")])) for r in refs]
+    cached = next((d for d in dirs if os.path.exists(d)), None)
+    _trusted(owner, name, cached or dirs[0], trust_repo, hub_dir)
+    if cached is not None and not force_reload:
+        if verbose:
+            sys.stderr.write(f"Using cache found in {cached}\n")
+        return cached
     last = None
     for r in refs:
         repo_dir = os.path.join(hub_dir, "_".join([owner, name, r.replace("/", "_")]))

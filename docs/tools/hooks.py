@@ -20,7 +20,8 @@ GENERATORS = {"coverage": coverage_page.markdown, "perf": perf_page.markdown,
               "perf_runs": perf_page.runs_markdown}
 TITLES = {"torchlike-only": "torchlike only",
           "torchlike-lacks": "uses a feature torchlike does not have yet",
-          "accelerator": "on a GPU (tested on the simulated accelerator)"}
+          "accelerator": "on a GPU (tested on the simulated accelerator)",
+          "runner": "run with python -m torchlike"}
 _FENCE = re.compile(r"^(?P<head> *(?:`{3,}|~{3,}))[ \t]*python[ \t]+(?P<flag>[\w-]+)[ \t]*$", re.M)
 _MARK = re.compile(r"^<!-- generated: (\w+)(?: ([\w.-]+))? -->[ \t]*$", re.M)
 

@@ -2,7 +2,16 @@
 import math
 
 
-class Size(tuple):
+class _SizeMeta(type):
+    """`Size` prints as PyTorch's class does: `<class 'torch.Size'>`."""
+
+    def __repr__(cls):
+        if cls.__name__ == "Size" and cls.__module__ == __name__:
+            return "<class 'torch.Size'>"
+        return super().__repr__()
+
+
+class Size(tuple, metaclass=_SizeMeta):
     """Mirrors `torch.Size`."""
 
     __slots__ = ()

@@ -29,11 +29,28 @@ def graph_break():
     """Mirrors `torch._dynamo.graph_break` (nothing to break outside dynamo)."""
 
 
-def _mark(t, index=None, **kwargs):
-    """Marks a tensor's dims for dynamo; torchlike buckets dims that keep changing by itself."""
+def _marker(attr):
+    def mark(t, index=None, **kwargs):
+        """Records the dims on the tensor as PyTorch does (`t._dynamo_dynamic_indices`...);
+        torchlike's compiler buckets dims that keep changing by itself and does not read them."""
+        indices = index if isinstance(index, (list, tuple)) else [index]
+        marked = getattr(t, attr, None)
+        if marked is None:
+            marked = set()
+        marked.update(i for i in indices if i is not None)
+        setattr(t, attr, marked)
+    mark.__name__ = attr
+    return mark
 
 
-mark_dynamic = maybe_mark_dynamic = mark_static = mark_static_address = _mark
+mark_dynamic = _marker("_dynamo_dynamic_indices")
+maybe_mark_dynamic = _marker("_dynamo_weak_dynamic_indices")
+mark_static = _marker("_dynamo_static_indices")
+
+
+def mark_static_address(t, guard=True):
+    """Mirrors `torch._dynamo.mark_static_address` (recorded, not read)."""
+    t._dynamo_static_input_type = "guarded" if guard else "unguarded"
 
 
 def is_dynamo_supported():

@@ -1,6 +1,9 @@
 """Mirrors `torch._dynamo.config`: settings libraries read and set (accepted; torchlike's
-compiler does not read them)."""
+compiler does not read them). As in PyTorch, a setting that does not exist is an AttributeError,
+to read, to set, and to `patch`."""
 import contextlib
+import sys
+import types
 
 cache_size_limit = 8
 recompile_limit = 8
@@ -25,20 +28,49 @@ specialize_float = False
 dynamic_shapes = True
 allow_rnn = False
 traceable_tensor_subclasses = set()
+_OWN = {"contextlib", "sys", "types", "patch"}
 
 
-@contextlib.contextmanager
+def _missing(name):
+    return AttributeError(f"torch._dynamo.config.{name} does not exist")
+
+
 def patch(*args, **kwargs):
-    """Mirrors `torch._dynamo.config.patch(name=value, ...)`: sets the settings for the block
-    (also as a decorator, through `contextlib`)."""
+    """Mirrors `torch._dynamo.config.patch(name=value, ...)` (or `patch('name', value)`,
+    `patch({'name': value})`): the settings changed for a block, as a context manager or a
+    decorator."""
     changes = dict(args[0]) if args and isinstance(args[0], dict) else {}
     if len(args) == 2 and isinstance(args[0], str):
         changes[args[0]] = args[1]
     changes.update(kwargs)
-    g = globals()
-    old = {k: g.get(k) for k in changes}
-    g.update(changes)
-    try:
-        yield
-    finally:
-        g.update(old)
+
+    @contextlib.contextmanager
+    def patched():
+        module = sys.modules[__name__]
+        for k in changes:
+            if k.startswith("_") or k in _OWN or k not in vars(module):
+                raise _missing(k)
+        old = {k: getattr(module, k) for k in changes}
+        for k, v in changes.items():
+            setattr(module, k, v)
+        try:
+            yield
+        finally:
+            for k, v in old.items():
+                setattr(module, k, v)
+    return patched()
+
+
+class _ConfigModule(types.ModuleType):
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise _missing(name)
+
+    def __setattr__(self, name, value):
+        if not name.startswith("_") and name not in vars(self):
+            raise _missing(name)
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _ConfigModule

@@ -1,5 +1,5 @@
 """torchlike's own versions of native extension libraries that Python packages load through
-`torch.ops.load_library` (torchvision's `_C`): a library is recognised by its package and file
+`torch.ops.load_library` (torchvision's `_C` and `image`): a library is recognised by its package and file
 name, and loading it registers torchlike's kernels for its operators instead."""
 import os
 
@@ -11,4 +11,7 @@ def stand_in(path):
     if package == "torchvision" and base == "_C":
         from . import torchvision_ops
         return torchvision_ops.register
+    if package == "torchvision" and base == "image":
+        from . import torchvision_image
+        return torchvision_image.register
     return None

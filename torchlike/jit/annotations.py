@@ -3,10 +3,11 @@ from typing import Any, Dict, List, Optional, Tuple, Union  # noqa: F401
 
 
 class _BroadcastingList:
-    """`BroadcastingList2[int]`: in eager Python an annotation for `List[int]`."""
+    """`BroadcastingList2[int]`: TorchScript reads it as "an int or a list of 2 ints"; in eager
+    Python, as in PyTorch, subscripting it gives None (an annotation nothing checks)."""
 
     def __getitem__(self, types):
-        return List[types]
+        return None
 
 
 BroadcastingList1 = _BroadcastingList()

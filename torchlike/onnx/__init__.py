@@ -2,6 +2,7 @@
 exports), `is_in_onnx_export`, the enums libraries read. Divergence: `export` raises, as
 PyTorch does when the ONNX exporter's dependencies are missing."""
 import enum
+import re
 
 producer_name = "pytorch"
 producer_version = "2.13.0"
@@ -54,7 +55,15 @@ def is_in_onnx_export():
 
 
 def register_custom_op_symbolic(symbolic_name, symbolic_fn, opset_version):
-    """Mirrors `torch.onnx.register_custom_op_symbolic`."""
+    """Mirrors `torch.onnx.register_custom_op_symbolic`: `domain::name` (an empty domain is
+    `aten`), kept for an export that torchlike cannot run."""
+    if symbolic_name.startswith("::"):
+        symbolic_name = f"aten{symbolic_name}"
+    if not re.match(r"^[a-zA-Z0-9_-]*::[a-zA-Z_-][a-zA-Z0-9_-]*$", symbolic_name):
+        raise OnnxExporterError(
+            f"Failed to register operator {symbolic_name}. The symbolic name must match the "
+            "format domain::name, and should start with a letter and contain only "
+            "alphanumeric characters")
     _SYMBOLICS[(symbolic_name, opset_version)] = symbolic_fn
 
 

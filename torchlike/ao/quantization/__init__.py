@@ -32,8 +32,16 @@ class DeQuantStub(Module):
 
 
 class QConfig(namedtuple("QConfig", ["activation", "weight"])):
-    """Mirrors `torch.ao.quantization.QConfig`."""
+    """Mirrors `torch.ao.quantization.QConfig`: the observer classes (or factories) of a
+    layer's activation and weight."""
     __slots__ = ()
+
+    def __new__(cls, activation, weight):
+        if isinstance(activation, Module) or isinstance(weight, Module):
+            raise ValueError("QConfig received observer instance, please pass observer class "
+                             "instead. Use MyObserver.with_args(x=1) to override arguments to "
+                             "constructor if needed")
+        return super().__new__(cls, activation, weight)
 
 
 def _lacking(name):

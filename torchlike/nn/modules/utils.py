@@ -38,7 +38,7 @@ def _reverse_repeat_tuple(t, n):
 def _list_with_default(out_size, defaults):
     """Mirrors `torch.nn.modules.utils._list_with_default`: None entries of `out_size` taken
     from the trailing dims of `defaults`."""
-    if isinstance(out_size, (int, float)) or hasattr(out_size, "__index__"):
+    if isinstance(out_size, int):
         return out_size
     if len(defaults) <= len(out_size):
         raise ValueError(f"Input dimension should be at least {len(out_size) + 1}")
