@@ -14,6 +14,7 @@ import typing
 import zipfile
 from typing import Dict, List, Optional, Tuple
 
+import numpy as np
 import pytest
 import torch as real_torch
 
@@ -1044,3 +1045,118 @@ def test_c_dispatch_keys_and_tracing_state():
     check(lambda torch: (list(torch._C.DispatchKey.__members__),
                          torch._C.DispatchKey.CPU.name, str(torch._C.DispatchKey.AutogradCPU),
                          torch._C.DispatchKey.Undefined.value, torch._C._get_tracing_state()))
+
+
+# ---- float8 dtypes, torch.distributed on a build without it, CUDA-graph and stream names -----
+
+FLOAT8 = ["float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz"]
+
+
+@pytest.mark.parametrize("name", FLOAT8)
+def test_float8_storage_and_conversion(name):
+    """8-bit floats as PyTorch has them: conversions both ways (PyTorch's rounding and
+    saturation), bit views, creation, printing, promotion refused."""
+    def f(torch):
+        d = getattr(torch, name)
+        x = torch.tensor([1.5, -2.25, 300.0, 0.0123, -1e-3, 17.0]).to(d)
+        z = torch.zeros(2, 3, dtype=d)
+        try:
+            promoted = torch.promote_types(d, torch.float32)
+        except RuntimeError as e:
+            promoted = str(e)
+        return (repr(d), str(x), x.float(), x.view(torch.uint8), z.dtype, z.shape,
+                x.element_size(), x.is_floating_point(), promoted, str(x.to(torch.float64)))
+    check(f)
+
+
+def test_float8_e8m0fnu_and_mixing():
+    check(lambda torch: (repr(torch.float8_e8m0fnu),
+                         torch.tensor([1.0, 2.0, 0.5, 3.0]).to(torch.float8_e8m0fnu).float()))
+    check(lambda torch: torch.ones(2).to(torch.float8_e5m2) + torch.ones(2))
+
+
+def test_distributed_as_on_a_build_without_it():
+    """torchlike has no distributed runtime yet: `is_available()` answers as a PyTorch build
+    without one does, so libraries take their single-process paths."""
+    assert torchlike.distributed.is_available() is False
+    assert torchlike.distributed.is_initialized() is False
+    assert real_torch.distributed.is_initialized() is False
+
+
+def test_stream_context_and_graph_names():
+    """Libraries name `torch.cuda.StreamContext`/`CUDAGraph` in annotations; a `StreamContext`
+    of None changes nothing; CUDA graphs cannot be made."""
+    assert isinstance(torchlike.cuda.stream(None), torchlike.cuda.StreamContext)
+    with torchlike.cuda.StreamContext(None) as s:
+        assert s is None
+    assert torchlike.cuda.is_current_stream_capturing() is False
+    with pytest.raises(RuntimeError, match="dummy base class CUDAGraph"):
+        torchlike.cuda.CUDAGraph()
+    with pytest.raises(RuntimeError, match="dummy base class CUDAGraph"):
+        real_torch.cuda.CUDAGraph()
+
+
+# ---- torch.nn.attention: sdpa_kernel, flex_attention -------------------------------------------
+
+_FQ, _FK, _FV = (np.random.RandomState(i).randn(2, 4, 6, 8).astype(np.float32) for i in range(3))
+_FK2 = np.random.RandomState(3).randn(2, 2, 6, 8).astype(np.float32)
+
+
+def _flex(torch, mode):
+    fa = importlib.import_module(torch.__name__ + ".nn.attention.flex_attention")
+    q, k, v = torch.tensor(_FQ), torch.tensor(_FK), torch.tensor(_FV)
+    k2 = torch.tensor(_FK2)
+
+    def causal(b, h, qi, ki):
+        return qi >= ki
+
+    def first_row_empty(b, h, qi, ki):
+        return (qi > 0) & (qi >= ki)
+    cases = {
+        "plain": lambda: fa.flex_attention(q, k, v),
+        "causal": lambda: fa.flex_attention(
+            q, k, v, block_mask=fa.create_block_mask(causal, None, None, 6, 6, device="cpu")),
+        "empty_row_lse": lambda: fa.flex_attention(
+            q, k, v, block_mask=fa.create_block_mask(first_row_empty, 2, 4, 6, 6, device="cpu"),
+            return_lse=True),
+        "score_mod": lambda: fa.flex_attention(
+            q, k, v, score_mod=lambda s, b, h, qi, ki: s + (qi - ki) * 0.1 + h),
+        "gqa": lambda: fa.flex_attention(q, k2, k2, enable_gqa=True, scale=0.3),
+        "gqa_refused": lambda: fa.flex_attention(q, k2, k2),
+        "and_masks": lambda: fa.create_mask(fa.and_masks(causal, lambda b, h, qi, ki: ki > 1),
+                                            1, 1, 4, 4, device="cpu"),
+        "or_masks": lambda: fa.create_mask(fa.or_masks(causal, lambda b, h, qi, ki: ki > 4),
+                                           2, 1, 5, 6, device="cpu"),
+        "block_shape": lambda: fa.create_block_mask(causal, 1, 1, 200, 200, device="cpu").shape,
+        "aux_lse": lambda: fa.flex_attention(q, k, v, return_aux=fa.AuxRequest(lse=True))[1].lse,
+        "aux_max_on_cpu": lambda: fa.flex_attention(
+            q, k, v, return_aux=fa.AuxRequest(lse=True, max_scores=True)),
+        "grad": lambda: torch.autograd.grad(
+            fa.flex_attention(q.requires_grad_(), k, v,
+                              block_mask=fa.create_block_mask(causal, 1, 1, 6, 6,
+                                                              device="cpu")).sum(), q),
+    }
+    return cases[mode]()
+
+
+@pytest.mark.parametrize("mode", ["plain", "causal", "empty_row_lse", "score_mod", "gqa",
+                                  "gqa_refused", "and_masks", "or_masks", "block_shape",
+                                  "aux_lse", "aux_max_on_cpu", "grad"])
+def test_flex_attention(mode):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check(lambda torch: _flex(torch, mode), rtol=1e-5, atol=1e-5)
+
+
+def test_sdpa_kernel_context():
+    def f(torch):
+        from importlib import import_module
+        att = import_module(torch.__name__ + ".nn.attention")
+        q = torch.ones(1, 1, 3, 4)
+        with att.sdpa_kernel(att.SDPBackend.MATH):
+            a = torch.nn.functional.scaled_dot_product_attention(q, q, q)
+        with att.sdpa_kernel([att.SDPBackend.MATH, att.SDPBackend.EFFICIENT_ATTENTION]):
+            b = torch.nn.functional.scaled_dot_product_attention(q, q, q, is_causal=True)
+        return a, b, int(att.SDPBackend.FLASH_ATTENTION), att.SDPBackend.MATH.name
+    check(f)

@@ -89,6 +89,7 @@ from ._determinism import (  # noqa: E402,F401
     use_deterministic_algorithms)
 from . import amp, cpu  # noqa: E402,F401
 from . import _C, _dynamo, compiler, fx, hub, jit, library, onnx, ops, types  # noqa: E402,F401
+from . import distributed, mps, xpu  # noqa: E402,F401
 from ._checks import (  # noqa: E402,F401
     _assert, _assert_async, _check, _check_index, _check_is_size, _check_not_implemented,
     _check_tensor_all, _check_tensor_all_with, _check_type, _check_value, _check_with)

@@ -26,6 +26,7 @@ import numpy as np
 from . import programs
 from .device import transfer as _transfer
 from .layout import contiguous_strides
+from .layout import host_strided as _host_strided
 
 ENABLED = [os.environ.get("TORCHLIKE_BUCKETS", "1").strip().lower() not in ("0", "off", "false",
                                                                            "no")]
@@ -187,10 +188,9 @@ def _from_host(t):
 
 def _host_view(t):
     """A NumPy view of a NumPy-shared tensor's elements."""
-    import numpy as np
     st = t._st
     item = st._np.itemsize
-    return np.lib.stride_tricks.as_strided(st._np[t._offset:], t._size,
+    return _host_strided(st._np[t._offset:], t._size,
                                            tuple(s * item for s in t._stride))
 
 

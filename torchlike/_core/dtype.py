@@ -61,11 +61,20 @@ float64 = dtype("float64", np.float64, 2, "DoubleTensor")
 complex64 = dtype("complex64", np.complex64, 3, "ComplexFloatTensor")
 complex128 = dtype("complex128", np.complex128, 3, "ComplexDoubleTensor")
 
+# PyTorch's 8-bit floats: storage and conversion types (no arithmetic, no promotion)
+float8_e4m3fn = dtype("float8_e4m3fn", jnp.float8_e4m3fn, 2, None)
+float8_e5m2 = dtype("float8_e5m2", jnp.float8_e5m2, 2, None)
+float8_e4m3fnuz = dtype("float8_e4m3fnuz", jnp.float8_e4m3fnuz, 2, None)
+float8_e5m2fnuz = dtype("float8_e5m2fnuz", jnp.float8_e5m2fnuz, 2, None)
+float8_e8m0fnu = dtype("float8_e8m0fnu", jnp.float8_e8m0fnu, 2, None)
+float8_e8m0fnu.is_signed = False
+
 ALL = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
        complex64, complex128)
 EXTRA_UNSIGNED = (uint16, uint32, uint64)
-_BY_NAME = {d.name: d for d in ALL + EXTRA_UNSIGNED}
-_BY_NP = {d.np: d for d in ALL + EXTRA_UNSIGNED}
+FLOAT8 = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)
+_BY_NAME = {d.name: d for d in ALL + EXTRA_UNSIGNED + FLOAT8}
+_BY_NP = {d.np: d for d in ALL + EXTRA_UNSIGNED + FLOAT8}
 _TO_REAL = {complex64: float32, complex128: float64}
 _TO_COMPLEX = {float32: complex64, float64: complex128, float16: complex64, bfloat16: complex64}
 
@@ -76,7 +85,7 @@ ALIASES = {
     "uint32": uint32, "uint64": uint64, "float16": float16, "half": float16,
     "bfloat16": bfloat16, "float32": float32, "float": float32, "float64": float64,
     "double": float64, "complex64": complex64, "cfloat": complex64, "complex128": complex128,
-    "cdouble": complex128,
+    "cdouble": complex128, **{d.name: d for d in FLOAT8},
 }
 
 _default = [float32]
@@ -141,6 +150,14 @@ def to_dtype(obj, fn="empty", arg="dtype"):
 _INT_ORDER = {uint8: 0, int8: 0, int16: 1, int32: 2, int64: 3}
 
 
+def _short_name(d):
+    """PyTorch's scalar-type name in messages: Float, Float8_e4m3fn, ..."""
+    if d in FLOAT8:
+        return "F" + d.name[1:]
+    return {"float32": "Float", "float64": "Double", "float16": "Half",
+            "bfloat16": "BFloat16"}.get(d.name, d.name.capitalize())
+
+
 @functools.lru_cache(maxsize=None)
 def promote_types(a, b):
     """Mirrors `torch.promote_types` (PyTorch's lattice, not NumPy's or JAX's)."""
@@ -161,6 +178,9 @@ def promote_types(a, b):
                             f"attempted to promote {a.name.capitalize()} and {b.name.capitalize()}")
         return a if _INT_ORDER[a] > _INT_ORDER[b] else b
     if cat == 2:
+        if a in FLOAT8 or b in FLOAT8:
+            raise RuntimeError(f"Promotion for Float8 Types is not supported, attempted to "
+                               f"promote {_short_name(a)} and {_short_name(b)}")
         if {a, b} == {float16, bfloat16}:
             return float32
         return a if a.itemsize > b.itemsize else b

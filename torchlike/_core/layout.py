@@ -16,6 +16,15 @@ from . import programs
 from .casting import cast
 
 
+def host_strided(base, shape, strides):
+    """`np.lib.stride_tricks.as_strided`, also for dtypes NumPy cannot describe in an array
+    interface (the 8-bit floats: done on their bits)."""
+    if base.dtype.itemsize == 1 and base.dtype.kind not in "biu":
+        return np.lib.stride_tricks.as_strided(base.view(np.uint8), shape, strides).view(
+            base.dtype)
+    return np.lib.stride_tricks.as_strided(base, shape, strides)
+
+
 @functools.lru_cache(maxsize=4096)
 def contiguous_strides(size):
     """Row-major strides for `size` (PyTorch's: size-1 dims still get the running product)."""

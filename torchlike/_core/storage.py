@@ -30,7 +30,7 @@ class Storage:
     """The shared buffer: `_data` (JAX array) or `_np` (flat NumPy array), dtype, device."""
 
     __slots__ = ("_data", "_np", "_phys", "_pdims", "dtype", "device", "numel", "shape", "_ptr",
-                 "resizable", "shared", "__weakref__")
+                 "_hold", "resizable", "shared", "__weakref__")
 
     def __init__(self, data, dtype, device, ptr=None):
         shape = tuple(data.shape)
@@ -52,12 +52,20 @@ class Storage:
         st.shape = (flat.shape[0],)
         st.numel = flat.shape[0]
         st._ptr = flat.ctypes.data if flat.size else 0
+        st._hold = None
         return st
 
     @property
     def ptr(self):
-        """A stable address for `data_ptr` (a real one when shared with NumPy, else assigned on
-        first use so that creating a storage costs nothing)."""
+        """The address `data_ptr` gives. On the CPU a real one that C code may read and write
+        (safetensors, ctypes, the buffer protocol): the buffer moves to host memory shared with
+        NumPy, and that memory is kept for the storage's life (`_hold`), so the address stays
+        the same and never dangles; the next op takes the contents back (`reclaim`), and the
+        next `data_ptr` copies them there again. Elsewhere a stable stand-in address."""
+        if self.device.type == "cpu" and self.numel:
+            if self._np is None:
+                self.share_with_numpy(hold=True)
+            return self._np.ctypes.data
         if self._ptr is None:
             self._ptr = _fake_ptr(self.nbytes)
         return self._ptr
@@ -87,17 +95,23 @@ class Storage:
             self._pdims = ()
         return self._data
 
-    def share_with_numpy(self):
-        """Move the buffer to a writable flat NumPy array and return it. The storage keeps its
-        natural shape, so that `reclaim` can move the buffer back."""
+    def share_with_numpy(self, hold=False):
+        """Move the buffer to a writable flat NumPy array and return it (the memory of an
+        address `data_ptr` handed out, when there is one; with `hold`, this memory is the one
+        kept). The storage keeps its natural shape, so that `reclaim` can move the buffer
+        back."""
         self.unpad()
         if self._np is None:
-            self._np = np.array(self._data).reshape(-1)
+            data = np.asarray(self._data).reshape(-1)
+            kept = self._hold
+            if kept is not None and kept.dtype == data.dtype and kept.shape == data.shape:
+                np.copyto(kept, data)
+                self._np = kept
+            else:
+                self._np = np.array(data)
+                if hold:
+                    self._hold = self._np
             self._data = None
-            if self._ptr is None and self._np.size:
-                # data_ptr() is the NumPy buffer's address, as in PyTorch (unless an address
-                # was handed out already: a storage's address never changes)
-                self._ptr = self._np.ctypes.data
         return self._np
 
     def reclaim(self):
@@ -114,9 +128,10 @@ class Storage:
         if base is not None and (type(base) is not np.ndarray or base.base is not None or
                                  not base.flags.owndata):
             return False   # memory owned by something else (DLPack, a buffer, a mmap)
-        # `a` is held by the storage, the name `a` and getrefcount's argument; its base (the
-        # memory's owner, which every NumPy view of it holds) by `a`, `base` and the argument
-        if _refs(a) > 3 or (base is not None and _refs(base) > 3):
+        # `a` is held by the storage, the name `a` and getrefcount's argument (and `_hold`); its
+        # base (the memory's owner, which every NumPy view of it holds) by `a`, `base` and the
+        # argument
+        if _refs(a) > 3 + (self._hold is a) or (base is not None and _refs(base) > 3):
             return False
         from .device import put
         self._data = put(a.reshape(self.shape))   # (jnp.asarray compiles a program per shape)
@@ -138,15 +153,75 @@ def fill(st, data, dtype, device, shape, numel, ptr=None):
     st.shape = shape
     st.numel = numel
     st._ptr = ptr
+    st._hold = None
 
 
 class UntypedStorage:
-    """Mirrors `torch.UntypedStorage` as returned by `Tensor.untyped_storage()`."""
+    """Mirrors `torch.UntypedStorage` (`Tensor.untyped_storage()`, `UntypedStorage(nbytes)`,
+    `UntypedStorage.from_file`): bytes, sliced into storages that share them."""
 
     __slots__ = ("_st",)
 
-    def __init__(self, st):
-        self._st = st
+    def __init__(self, st=0, *, device=None):
+        if isinstance(st, Storage):
+            self._st = st
+            return
+        from . import dtype as dt
+        from .device import CPU
+        n = int(st) if not isinstance(st, (list, tuple, bytes, bytearray)) else None
+        flat = np.zeros(n, np.uint8) if n is not None else np.array(bytearray(st), np.uint8)
+        self._st = Storage.from_numpy_flat(flat, dt.uint8, CPU)
+        if device is not None and str(device) != "cpu":
+            from .device import device as as_device, transfer
+            d = as_device(device)
+            self._st = Storage(transfer(self._st.array(), d), dt.uint8, d)
+
+    def _bytes(self):
+        """The storage's memory as a flat uint8 NumPy array (it moves to host memory shared
+        with NumPy)."""
+        if self._st.device.type != "cpu":
+            raise RuntimeError("torchlike: byte access to a storage is only available on CPU")
+        return self._st.share_with_numpy().view(np.uint8)
+
+    def __getitem__(self, index):
+        """Mirrors `UntypedStorage.__getitem__`: a byte, or a storage sharing the sliced bytes."""
+        if isinstance(index, slice):
+            from . import dtype as dt
+            start, stop, step = index.indices(self.nbytes())
+            if step != 1:
+                raise RuntimeError("slices with step other than 1 are not supported")
+            view = self._bytes()[start:max(start, stop)]
+            return UntypedStorage(Storage.from_numpy_flat(view, dt.uint8, self._st.device,
+                                                          resizable=False))
+        n = self.nbytes()
+        i = index + n if index < 0 else index
+        if not 0 <= i < n:
+            raise IndexError(f"index {index} out of range for storage of size {n}")
+        return int(self._bytes()[i])
+
+    def __setitem__(self, index, value):
+        self._bytes()[index] = value
+
+    def untyped(self):
+        """Mirrors `UntypedStorage.untyped`: itself."""
+        return self
+
+    @classmethod
+    def from_file(cls, filename, shared=False, nbytes=0):
+        """Mirrors `UntypedStorage.from_file`: the file's first `nbytes` bytes, memory-mapped
+        (written back to the file when `shared`, private copies of changed pages otherwise)."""
+        import os
+        from . import dtype as dt
+        from .device import CPU
+        size = os.path.getsize(filename)
+        if nbytes > size:
+            raise RuntimeError(f"file <{filename}> size <{size}> is smaller than the required "
+                               f"mapping size <{nbytes}>")
+        if nbytes == 0:
+            flat = np.zeros(0, np.uint8)
+        else:
+            flat = np.memmap(filename, np.uint8, "r+" if shared else "c", shape=(nbytes,))
+        return cls(Storage.from_numpy_flat(flat, dt.uint8, CPU, resizable=False))
 
     def nbytes(self):
         return self._st.nbytes

@@ -242,7 +242,7 @@ class Tensor(metaclass=_TensorMeta):
         flat = self._st.share_with_numpy()
         self._cache = None
         item = self.dtype.itemsize
-        return np.lib.stride_tricks.as_strided(
+        return layout.host_strided(
             flat[self._offset:], self._size, tuple(s * item for s in self._stride))
 
     def __array__(self, dtype=None, copy=None):
@@ -332,8 +332,12 @@ class Tensor(metaclass=_TensorMeta):
 
     def __reduce_ex__(self, proto):
         from .._ops.creation import tensor_from_numpy_copy
-        return (tensor_from_numpy_copy, (np.asarray(self._value()), self.dtype.name,
-                                         self._requires_grad))
+        args = (np.asarray(self._value()), self.dtype.name, self._requires_grad)
+        if type(self) is not Tensor:   # a subclass: rebuilt as one, its attributes restored
+            from ..serialization._rebuild import _rebuild_from_type_v2
+            return (_rebuild_from_type_v2, (tensor_from_numpy_copy, type(self), args,
+                                            dict(self.__dict__)))
+        return (tensor_from_numpy_copy, args)
 
     def __deepcopy__(self, memo):
         if id(self) in memo:
@@ -347,8 +351,27 @@ class Tensor(metaclass=_TensorMeta):
         return new
 
     def _deepcopy_subclass(self, memo):
-        new = self.clone().detach()
-        return new.as_subclass(type(self))
+        # PyTorch's default: only a graph leaf, into what `new_empty` gives (dispatched), which
+        # must be of this subclass
+        if not self.is_leaf:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                "protocol at the moment.  If you were attempting to deepcopy a module, this may "
+                "be because of a torch.nn.utils.weight_norm usage, see "
+                "https://github.com/pytorch/pytorch/pull/103001")
+        new = self.new_empty([])
+        if type(new) is not type(self):
+            raise RuntimeError(
+                "The default implementation of __deepcopy__() for non-wrapper subclasses only "
+                "works for subclass types that implement new_empty() and for which that "
+                "function returns another instance of the same subclass. You should either "
+                "properly implement new_empty() for your subclass or override __deepcopy__() if "
+                "it is intended behavior for new_empty() to return an instance of a different "
+                "type.")
+        from ..overrides import DisableTorchFunction
+        with DisableTorchFunction():
+            _copy_fields(new, self.clone().detach())
+        return new
 
     # ---- autograd fields (the engine lives in torchlike.autograd) ----------------------------
 
@@ -421,8 +444,31 @@ class Tensor(metaclass=_TensorMeta):
         return self
 
     def as_subclass(self, cls):
+        """Mirrors `Tensor.as_subclass`: a `cls` alias of this tensor (a view of it, which stays
+        attached to the autograd graph: `AliasBackward0`)."""
         t = object.__new__(cls)
         _copy_fields(t, self)
+        t._base = self._base if self._base is not None else self
+        t._grad = t.grad_fn = None
+        if self._requires_grad and _GRAD[0]:
+            from ..autograd.function import record_view
+            t._requires_grad = False
+            record_view(self, t, "AliasBackward0")
+        return t
+
+    @staticmethod
+    def _make_subclass(cls, data, require_grad=False, *args, **kwargs):
+        """Mirrors `Tensor._make_subclass`: a `cls` instance sharing `data`'s storage and
+        version counter, detached from its history, requiring grad when `require_grad`."""
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError("Creating a Tensor subclass from a class that does not inherit from "
+                            "Tensor is not possible. Make sure your class inherits from Tensor.")
+        if require_grad and not (data.dtype.is_floating_point or data.dtype.is_complex):
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        t = object.__new__(cls)
+        _copy_fields(t, _alias(data, data._size, data._stride, data._offset))
+        t._requires_grad = bool(require_grad)
         return t
 
 
@@ -534,7 +580,7 @@ def _read(t):
     if st._np is not None and not st.reclaim():
         item = t.dtype.itemsize
         from .device import put
-        return put(np.lib.stride_tricks.as_strided(
+        return put(layout.host_strided(
             st._np[t._offset:], t._size, tuple(s * item for s in t._stride)))
     data = st._data
     if t._cache_src is data:
@@ -568,7 +614,7 @@ def _write(t, v, uniform=False):
         st.unpad()
     if st._np is not None and not st.reclaim():
         item = t.dtype.itemsize
-        dst = np.lib.stride_tricks.as_strided(st._np[t._offset:], t._size,
+        dst = layout.host_strided(st._np[t._offset:], t._size,
                                               tuple(s * item for s in t._stride))
         np.copyto(dst, np.broadcast_to(np.asarray(_cast_jit(t.dtype.np)(v)), t._size))
         return

@@ -21,7 +21,7 @@ from .._core import frames
 from .._core.device import CPU
 from .._core.grad_state import ENABLED as _GRAD
 from .._core.size import Size
-from .._core.storage import Storage
+from .._core.storage import Storage, TypedStorage, UntypedStorage
 from .._core import buckets, programs
 from .._core.tensor import Tensor, _new, wrap
 from .registry import publish, FUNCTIONS, METHODS, OPS
@@ -269,8 +269,28 @@ def as_tensor(data, dtype=None, device=None):
     return tensor(data, dtype=dtype, device=device)
 
 
+def _over_bytes(flat, dtype, device):
+    """A 1-D tensor of `dtype` over the flat uint8 NumPy buffer `flat` (shared)."""
+    n = flat.size // dtype.itemsize
+    arr = flat[:n * dtype.itemsize].view(dtype.np)
+    st = Storage.from_numpy_flat(arr, dtype, device, resizable=False)
+    return _wrap_storage(st, (n,))
+
+
+def _wrap_storage(st, size):
+    return _new(Tensor, st, size, (1,), 0, [0], None)
+
+
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
-    """Mirrors `torch.asarray`."""
+    """Mirrors `torch.asarray` (a storage is read as a buffer: its bytes as `dtype`, int64 for
+    an untyped storage without one, sharing memory)."""
+    if isinstance(obj, (UntypedStorage, TypedStorage)):
+        d = dtype if dtype is not None else (
+            obj.dtype if isinstance(obj, TypedStorage) else dt.int64)
+        t = _over_bytes(UntypedStorage(obj._st)._bytes(), d, obj.device)
+        if device is not None and t.device != dev.canonical(device):
+            t = t.to(device)
+        return t.requires_grad_(True) if requires_grad else t
     if copy:
         t = tensor(obj, dtype=dtype, device=device) if not isinstance(obj, Tensor) else \
             obj.to(dtype=dtype or obj.dtype, device=device or obj.device, copy=True)
@@ -279,6 +299,38 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     if requires_grad:
         t.requires_grad_(True)
     return t
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    """Mirrors `torch.frombuffer`: a 1-D tensor sharing the memory of an object with the
+    buffer protocol."""
+    view = memoryview(buffer).cast("B")
+    length = view.nbytes
+    item = dtype.itemsize
+    if length == 0 and count == -1 or count == 0:
+        raise ValueError(f"both buffer length ({length}) and count ({count}) must not be 0")
+    if not 0 <= offset < max(length, 1) and not (length == 0 and offset == 0):
+        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than "
+                         f"buffer length ({length} bytes) minus 1")
+    if count < 0:
+        if (length - offset) % item:
+            raise ValueError(f"buffer length ({length - offset} bytes) after offset ({offset} "
+                             f"bytes) must be a multiple of element size ({item})")
+        count = (length - offset) // item
+    elif offset + count * item > length:
+        raise ValueError(f"requested buffer length ({count} * {item} bytes) after offset "
+                         f"({offset} bytes) must not be greater than actual buffer length "
+                         f"({length} bytes)")
+    if view.readonly:
+        frames.warn("The given buffer is not writable, and PyTorch does not support "
+                    "non-writable tensors. This means you can write to the underlying "
+                    "(supposedly non-writable) buffer using the tensor. You may want to copy "
+                    "the buffer to protect its data or make it writable before converting it "
+                    "to a tensor. This type of warning will be suppressed for the rest of this "
+                    "program.", once=True)
+    flat = np.frombuffer(view, np.uint8, count * item, offset)
+    t = _over_bytes(flat, dtype, CPU)
+    return t.requires_grad_(True) if requires_grad else t
 
 
 def from_numpy(ndarray):
@@ -554,7 +606,7 @@ def polar(abs, angle, *, out=None):
 
 for _f in (new_full, new_tensor, new_empty_strided):
     _register(_f, method=True, function=False)
-for _f in (tensor, as_tensor, asarray, from_numpy):
+for _f in (tensor, as_tensor, asarray, from_numpy, frombuffer):
     _register(_f)
 
 

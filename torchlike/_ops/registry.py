@@ -17,6 +17,8 @@ import inspect
 import math
 import numbers
 import sys
+import types
+import weakref
 
 import jax
 import numpy as np
@@ -861,19 +863,31 @@ def _make(name, params_src, body, namespace):
     ns = dict(namespace, _self=[None])
     exec(codecache.compiled(src, "<string>"), ns)  # noqa: S102 - from the op table's signatures
     ns["_self"][0] = ns[name]
-    GENERATED.add(id(ns[name]))
+    GENERATED.add(ns[name])
     return ns[name]
 
 
-GENERATED = set()   # ids of the functions `_make` generated (they handle `__torch_function__`
-# themselves, see `_protocol_lines`)
+GENERATED = weakref.WeakSet()   # the functions `_make` generated (they handle
+# `__torch_function__` themselves, see `_protocol_lines`)
 
 
-def _protocol_lines(args_src, kwargs_src):
+def _renamed(fn, name):
+    """A copy of generated function `fn` named `name` (an alias: `torch.absolute` of
+    `torch.abs`), which hands itself to `__torch_function__` as PyTorch's alias does."""
+    ns = dict(fn.__globals__, _self=[None])
+    code = fn.__code__.replace(co_name=name, co_qualname=name)
+    new = types.FunctionType(code, ns, name, fn.__defaults__, fn.__closure__)
+    new.__kwdefaults__, new.__doc__, new.__qualname__ = fn.__kwdefaults__, fn.__doc__, name
+    ns["_self"][0] = new
+    GENERATED.add(new)
+    return new
+
+
+def _protocol_lines(args_src, kwargs_src, func_src="_self[0]", dispatcher="_tf_dispatch"):
     """Lines handing a call to `__torch_function__` (see `overrides`) when the protocol is on:
     placed after the cached path, which never takes a subclass that uses it."""
     return ["if _TFA[0]:",
-            f"    _r = _tf_dispatch(_self[0], {args_src}, {kwargs_src})",
+            f"    _r = {dispatcher}({func_src}, {args_src}, {kwargs_src})",
             "    if _r is not _TF_NOT_HANDLED:",
             "        return _r"]
 
@@ -1018,22 +1032,30 @@ def _generate(row, method, function, inplace, out, dunders, aliases, method_only
         meth = _make(row.name, mparams, _body(row, prologue, exprs, "call"),
                      dict(ns, **mdefaults))
         meth.__doc__ = f"Mirrors `Tensor.{row.name}`."
+    copies = {}
+
+    def named(f, n):   # an alias is its own function (PyTorch hands it to __torch_function__)
+        if n == f.__name__:
+            return f
+        if (f, n) not in copies:
+            copies[f, n] = _renamed(f, n)
+        return copies[f, n]
     if function:
         for n in (row.name,) + tuple(aliases):
-            FUNCTIONS[n] = fn
+            FUNCTIONS[n] = named(fn, n)
     if method:
         for n in (row.name,) + tuple(aliases) + tuple(method_only_aliases):
-            METHODS[n] = meth
+            METHODS[n] = named(meth, n)
     if inplace:
         iparams, idefaults, _ = _signature_source(row.impl, extra, np_names)
         ip = _make(row.name + "_", iparams, _body(row, prologue, exprs, "inplace"),
                    dict(ns, **idefaults))
         ip.__doc__ = f"Mirrors `Tensor.{row.name}_`."
         for n in (row.name,) + tuple(aliases) + tuple(method_only_aliases):
-            METHODS[n + "_"] = ip
+            METHODS[n + "_"] = named(ip, n + "_")
         if function:
             for n in (row.name,) + tuple(aliases):
-                FUNCTIONS[n + "_"] = ip
+                FUNCTIONS[n + "_"] = named(ip, n + "_")
     for dunder, mode in dunders.items():
         assert not np_names and (mode != "inplace" or inplace), row.name
         METHODS[dunder] = _dunder(row, dunder, mode, ns)
@@ -1079,7 +1101,15 @@ def _dunder(row, name, mode, ns):
     defaults, generated with the cached path inline (no extra call frame)."""
     params, first, prologue, operand_check, dispatch = _DUNDERS.get(mode, _DUNDERS["unary"])
     exprs = list(first) + [f"_d_{n}" for n in row.names[len(first):]]
-    body = _body(row, prologue, exprs, dispatch, protocol_args=(f"({params},)", "None"))
+    # `__torch_function__` sees the public function PyTorch names (`Tensor.add` for `x + y`); a
+    # binary operator no handler implements returns NotImplemented
+    public = overrides.DUNDER_PUBLIC.get(name)
+    py = name in overrides._PY_LEVEL["Tensor"][1]   # PyTorch's is a Python function
+    dispatcher = "_tf_dispatch" + ("_binary" if overrides.is_binary_dunder(name) else "") + (
+        "_py" if py else "")
+    body = _body(row, prologue, exprs, dispatch, protocol_args=(
+        f"({params},)", "{}" if py else "None", f"_T.{public}" if public else "_self[0]",
+        dispatcher))
     if operand_check:  # after the cached path, which only ever matches tensors and numbers
         body[-1:-1] = ["if not isinstance(other, _OPERAND):", "    return NotImplemented"]
     return _make(name, params, body, ns)
@@ -1140,7 +1170,10 @@ _GENERATED_NS = {"_AUTOCAST": _AUTOCAST, "_GRAD": _GRAD, "_reg": sys.modules[__n
                  "_check_integer_divisor": _check_integer_divisor,
                  "_OPERAND": (Tensor,) + _NUMBER, "_ndarray": np.ndarray,
                  "_FUNCTIONS": FUNCTIONS, "_TFA": overrides.ACTIVE,
-                 "_tf_dispatch": overrides.dispatch, "_TF_NOT_HANDLED": overrides._NOT_HANDLED}
+                 "_tf_dispatch": overrides.dispatch, "_tf_dispatch_py": overrides.dispatch_py,
+                 "_tf_dispatch_binary": overrides.dispatch_binary,
+                 "_tf_dispatch_binary_py": overrides.dispatch_binary_py,
+                 "_TF_NOT_HANDLED": overrides._NOT_HANDLED}
 
 
 def install():

@@ -391,3 +391,19 @@ def _real_grad(g, primal):
     """PyTorch's gradients are the conjugate of JAX's cotangents (for real ones a no-op): the
     incoming cotangent is conjugated too, so torch_vjp(g) = conj(jax_vjp(conj(g)))."""
     return jnp.conj(g) if jnp.iscomplexobj(g) else g
+
+
+class save_on_cpu:  # noqa: N801 - PyTorch's name
+    """Mirrors `torch.autograd.graph.save_on_cpu(pin_memory=False, device_type='cuda')` as a
+    context manager. Divergence: the tensors saved for backward inside it stay where they are
+    (torchlike has no saved-tensor hooks yet), which changes where memory is used but no value
+    or gradient."""
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        self.pin_memory, self.device_type = pin_memory, device_type
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False

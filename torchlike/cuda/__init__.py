@@ -222,10 +222,12 @@ def set_rng_state_all(new_states):
         set_rng_state(s, i)
 
 
-from .streams import (Event, Stream, current_stream, default_stream, set_stream,  # noqa
+from .streams import (Event, Stream, StreamContext, current_stream, default_stream, set_stream,  # noqa
                       stream, synchronize)
 from .memory import (empty_cache, max_memory_allocated, max_memory_reserved,  # noqa: E402,F401
                      mem_get_info, memory_allocated, memory_cached, memory_reserved,
                      memory_stats, reset_accumulated_memory_stats, reset_peak_memory_stats)
 from . import nvtx  # noqa: E402,F401
+from .graphs import (CUDAGraph, graph, graph_pool_handle,  # noqa: E402,F401
+                     is_current_stream_capturing, make_graphed_callables)
 from .._errors import OutOfMemoryError  # noqa: E402,F401

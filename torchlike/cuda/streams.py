@@ -114,22 +114,34 @@ def set_stream(s):
         _CURRENT[s.device.index] = s
 
 
-@contextlib.contextmanager
+class StreamContext:
+    """Mirrors `torch.cuda.StreamContext`: `current_stream()` answers the stream inside the
+    block (None: no change)."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self._prev = None
+
+    def __enter__(self):
+        s = self.stream
+        if s is not None:
+            self._prev = _CURRENT.get(s.device.index)
+            _CURRENT[s.device.index] = s
+        return s
+
+    def __exit__(self, *exc):
+        s = self.stream
+        if s is not None:
+            if self._prev is None:
+                _CURRENT.pop(s.device.index, None)
+            else:
+                _CURRENT[s.device.index] = self._prev
+        return False
+
+
 def stream(s):
-    """Mirrors `torch.cuda.stream`: `current_stream()` answers `s` inside the block."""
-    if s is None:
-        yield
-        return
-    i = s.device.index
-    prev = _CURRENT.get(i)
-    _CURRENT[i] = s
-    try:
-        yield
-    finally:
-        if prev is None:
-            _CURRENT.pop(i, None)
-        else:
-            _CURRENT[i] = prev
+    """Mirrors `torch.cuda.stream`: a `StreamContext`."""
+    return StreamContext(s)
 
 
 class Event:

@@ -13,6 +13,8 @@ _global_forward_pre_hooks = OrderedDict()
 _global_forward_hooks = OrderedDict()
 _global_forward_hooks_always_called = OrderedDict()
 
+_EXTRA_STATE_KEY_SUFFIX = "_extra_state"   # the state-dict key of `get_extra_state()`
+
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     __slots__ = ()
@@ -607,7 +609,7 @@ class Module:
                 destination[prefix + name] = buf if keep_vars else buf.detach()
         extra = getattr(type(self), "get_extra_state", None)
         if extra is not None and extra is not Module.get_extra_state:
-            destination[prefix + "_extra_state"] = self.get_extra_state()
+            destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
 
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
         """Mirrors `Module.state_dict`: an OrderedDict of detached tensors, with `_metadata`."""
@@ -701,7 +703,7 @@ class Module:
                                   f"in the model are {param.size()} and whose dimensions in the "
                                   f"checkpoint are {input_param.size()}, an exception occurred : "
                                   f"{ex.args}.")
-        extra_key = prefix + "_extra_state"
+        extra_key = prefix + _EXTRA_STATE_KEY_SUFFIX
         if getattr(type(self), "set_extra_state", Module.set_extra_state) is not \
                 Module.set_extra_state:
             if extra_key in state_dict:

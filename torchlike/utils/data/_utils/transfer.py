@@ -19,6 +19,7 @@ import numpy as np
 from ...._core import dtype as dt
 from ...._core.tensor import Tensor, wrap
 from . import functions
+from ...._core.layout import host_strided as _host_strided
 
 SHARE_MIN_BYTES = 1 << 20
 _SHM_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else None
@@ -31,7 +32,7 @@ def _array_of(t):
     st = t._st
     if st._np is not None:
         item = t.dtype.itemsize
-        return np.lib.stride_tricks.as_strided(st._np[t._offset:], t._size,
+        return _host_strided(st._np[t._offset:], t._size,
                                                tuple(s * item for s in t._stride))
     return np.asarray(t._value())
 
