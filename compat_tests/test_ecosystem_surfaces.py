@@ -948,12 +948,15 @@ def test_dynamo_config_patch_and_marks():
         seen.append(run(lambda _: cfg.nonexistent_setting, None))
         seen.append(run(lambda _: setattr(cfg, "nonexistent_setting", 1), None))
         x = torch.ones(3, 4)
+
+        def leaf(t):        # a fresh function: allow_in_graph registers it for the process
+            return t
         seen += [torch._dynamo.mark_dynamic(x, 0), torch._dynamo.mark_dynamic(x, [0, 1]),
                  torch._dynamo.mark_dynamic(x, 1, min=2, max=10),
                  torch._dynamo.mark_static(x, 1), torch._dynamo.maybe_mark_dynamic(x, 0),
                  x._dynamo_dynamic_indices, x._dynamo_static_indices,
                  x._dynamo_weak_dynamic_indices, torch._dynamo.reset(),
-                 torch.compiler.reset(), torch.compiler.allow_in_graph(len) is len]
+                 torch.compiler.reset(), torch.compiler.allow_in_graph(leaf) is leaf]
         seen.append(run(lambda _: torch._dynamo.mark_dynamic(3, 0), None))
         return seen
     check(case)
@@ -1160,3 +1163,129 @@ def test_sdpa_kernel_context():
             b = torch.nn.functional.scaled_dot_product_attention(q, q, q, is_causal=True)
         return a, b, int(att.SDPBackend.FLASH_ATTENTION), att.SDPBackend.MATH.name
     check(f)
+
+
+# ---- real memory: data_ptr, UntypedStorage bytes, from_file, asarray(storage), frombuffer -----
+
+def _read_memory(t):
+    """The bytes at `t.data_ptr()`, read through ctypes as C code (safetensors) reads them."""
+    import ctypes
+    n = t.numel() * t.element_size()
+    return bytes((ctypes.c_ubyte * n).from_address(t.data_ptr()))
+
+
+def test_data_ptr_is_memory_c_code_can_read():
+    def f(torch):
+        x = torch.arange(6, dtype=torch.float32).reshape(2, 3)
+        p = x.data_ptr()
+        first = _read_memory(x)
+        x.add_(1)                      # an op between: the address stays, the bytes follow
+        y = x * 2                      # and other tensors are untouched
+        second = _read_memory(x)
+        view = x[1]
+        return (first, second, x.data_ptr() == p, view.data_ptr() - p,
+                _read_memory(view), _read_memory(y), x.untyped_storage().data_ptr() == p)
+    check(f)
+
+
+def test_untyped_storage_bytes_and_files(tmp_path):
+    path = tmp_path / "blob.bin"
+    path.write_bytes(bytes(range(32)))
+
+    def f(torch):
+        s = torch.UntypedStorage.from_file(str(path), False, 32)
+        a = torch.asarray(s[4:12], dtype=torch.uint8)
+        a[0] = 99                       # private mapping: the storage changes, the file not
+        words = torch.asarray(s[0:8], dtype=torch.uint8).view(torch.int32).reshape(2)
+        try:
+            torch.UntypedStorage.from_file(str(path), False, 64)
+        except RuntimeError as e:
+            too_big = str(e).replace(str(path), "PATH")
+        st = torch.ones(4).untyped_storage()
+        return (s.nbytes(), s[3], s[4], a, words, path.read_bytes()[4], too_big,
+                torch.asarray(st), torch.asarray(st, dtype=torch.float32),
+                torch.asarray(torch.ones(3, dtype=torch.int16).untyped_storage()).shape,
+                s.untyped() is s, len(torch.UntypedStorage(8)))
+    check(f)
+
+
+def test_untyped_storage_from_file_shared_writes_the_file(tmp_path):
+    def f(torch, name):
+        p = tmp_path / name
+        p.write_bytes(bytes(16))
+        x = torch.asarray(torch.UntypedStorage.from_file(str(p), True, 16), dtype=torch.uint8)
+        x[0] = 77
+        del x
+        return p.read_bytes()[:2]
+    assert f(real_torch, "a.bin") == f(torchlike, "b.bin") == bytes([77, 0])
+
+
+@pytest.mark.parametrize("kw", [dict(dtype="int32"), dict(dtype="int16", count=3, offset=2),
+                                dict(dtype="int32", count=5), dict(dtype="int64", offset=3),
+                                dict(dtype="float32", offset=16)])
+def test_frombuffer(kw):
+    def f(torch):
+        k = dict(kw, dtype=getattr(torch, kw["dtype"]))
+        t = torch.frombuffer(bytearray(range(16)), **k)
+        return t, t.dtype
+    check(f)
+    check(lambda torch: torch.frombuffer(b"", dtype=torch.int32))
+
+
+def test_frombuffer_shares_memory():
+    def f(torch):
+        buf = bytearray(8)
+        t = torch.frombuffer(buf, dtype=torch.uint8)
+        t[2] = 5
+        return bytes(buf), t
+    check(f)
+
+
+# ---- nn.utils.fusion, device queries ----------------------------------------------------------
+
+@pytest.mark.parametrize("transpose", [False, True])
+def test_fuse_conv_bn_eval(transpose):
+    def f(torch):
+        torch.manual_seed(0)
+        conv = (torch.nn.ConvTranspose2d(3, 4, 3) if transpose else torch.nn.Conv2d(3, 4, 3))
+        bn = torch.nn.BatchNorm2d(4)
+        bn.running_mean.uniform_(-1, 1)
+        bn.running_var.uniform_(0.5, 2)
+        conv.eval(), bn.eval()
+        fused = torch.nn.utils.fusion.fuse_conv_bn_eval(conv, bn, transpose=transpose)
+        x = torch.randn(2, 3, 6, 6)
+        return fused(x), bn(conv(x)), type(fused.weight).__name__, fused.weight.requires_grad
+    check(f, rtol=1e-5, atol=1e-6)
+
+
+def test_fuse_linear_bn_eval():
+    def f(torch):
+        torch.manual_seed(0)
+        lin, bn = torch.nn.Linear(5, 3), torch.nn.BatchNorm1d(3)
+        bn.running_var.fill_(1.7)
+        lin.eval(), bn.eval()
+        fused = torch.nn.utils.fusion.fuse_linear_bn_eval(lin, bn)
+        x = torch.randn(4, 5)
+        return fused(x), bn(lin(x))
+    check(f, rtol=1e-5, atol=1e-6)
+
+
+def test_device_queries_of_absent_backends():
+    def f(torch):
+        x = torch.ones(2)
+        return (x.is_mps, x.is_xpu, x.is_ipu, x.is_mtia, x.is_xla, x.is_vulkan, x.is_nested,
+                x.is_sparse_csr, x.is_set_to(x), x.is_set_to(x.view(2)), x.is_set_to(x[:1]),
+                torch.xpu.is_available(), torch.xpu.device_count(), torch.mps.device_count())
+    check(f)
+
+
+def test_data_ptr_does_not_leave_the_tensor_on_the_host():
+    """After `data_ptr()` (which moves the bytes to host memory C code can read), the next op
+    takes them back into a device buffer, so the tensor's ops cost what they did before; the
+    address stays the same."""
+    x = torchlike.ones(4)
+    p = x.data_ptr()
+    assert x._st._np is not None
+    x.add_(1)
+    assert x._st._np is None and x._st._data is not None
+    assert x.data_ptr() == p and _read_memory(x) == real_torch.full((4,), 2.0).numpy().tobytes()

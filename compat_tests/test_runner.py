@@ -120,3 +120,18 @@ def test_missing_function_shadowing_a_torch_module_raises_not_available():
     with pytest.raises(NotImplementedError,
                        match=r"^torch\.nn\.utils\.spectral_norm is not available in torchlike"):
         torchlike.nn.utils.spectral_norm(torchlike.nn.Linear(2, 2))
+
+
+def test_packaging_metadata_sees_torchlike_as_torch(tmp_path):
+    """Under the runner, `importlib.metadata` answers for `torch` with torchlike's version (in
+    that process only), and `find_spec` finds torch's submodules."""
+    script = tmp_path / "meta.py"
+    script.write_text(
+        "import importlib.metadata as md, importlib.util, torch\n"
+        "print(md.version('torch'), md.distribution('torch').metadata['Name'])\n"
+        "print(torch.__version__ == md.version('torch'))\n"
+        "print(all(importlib.util.find_spec(m) is not None for m in\n"
+        "          ('torch.nn', 'torch.utils.data', 'torch.nn.functional', 'torch.optim')))\n")
+    out = _run("-m", "torchlike", str(script))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [f"{torchlike.__version__} torch", "True", "True"]

@@ -4,6 +4,7 @@ a script uses and which torchlike lacks, without running it."""
 import ast
 import importlib
 import importlib.abc
+import importlib.metadata
 import importlib.util
 import os
 import re
@@ -51,11 +52,42 @@ class TorchAlias(importlib.abc.MetaPathFinder):
         return importlib.util.spec_from_loader(fullname, _AliasLoader(module))
 
 
+class _TorchDistribution(importlib.metadata.Distribution):
+    """torchlike presented to `importlib.metadata` as the distribution `torch` (libraries read
+    its version to decide what they may use)."""
+
+    def read_text(self, filename):
+        if filename == "METADATA":
+            from .version import __version__
+            return (f"Metadata-Version: 2.1\nName: torch\nVersion: {__version__}\n"
+                    "Summary: torchlike, PyTorch's API on JAX, standing in for torch\n")
+        return None
+
+    def locate_file(self, path):
+        return os.path.join(os.path.dirname(os.path.abspath(__file__)), str(path))
+
+
+class TorchMetadata(importlib.abc.MetaPathFinder):
+    """Answers `importlib.metadata.version('torch')`/`distribution('torch')` with torchlike,
+    in this process only (nothing is written where pip would see it)."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        return None
+
+    def find_distributions(self, context=importlib.metadata.DistributionFinder.Context()):
+        name = getattr(context, "name", None)
+        if name is not None and name.lower().replace("-", "_") == "torch":
+            return iter([_TorchDistribution()])
+        return iter(())
+
+
 def install_as_torch(subprocesses=True):
     """Make `import torch` give torchlike in this process (for notebooks), and, with
     `subprocesses`, in Python processes started from it (DataLoader workers, multiprocessing)."""
     if not any(isinstance(f, TorchAlias) for f in sys.meta_path):
         sys.meta_path.insert(0, TorchAlias())
+    if not any(isinstance(f, TorchMetadata) for f in sys.meta_path):
+        sys.meta_path.insert(0, TorchMetadata())
     for name in [m for m in sys.modules if m == "torch" or m.startswith("torch.")]:
         del sys.modules[name]
     import torchlike

@@ -726,13 +726,15 @@ def install(torchlike, generated):
         for name, value in list(vars(ns).items()):
             if name.startswith("_") or name in _NEVER or name in _FACTORIES and key == "torch":
                 continue
+            # PyTorch's own name of the function: `special_erf`, `fft_fft`, `linalg_norm`
+            own = name if key in ("torch", "nn.functional") else f"{key}_{name}"
             if isinstance(value, _types.FunctionType) and value in generated:
-                value = _label(_own(value, name), key, name)
+                value = _label(_own(value, own), key, name)
                 setattr(ns, name, value)
                 if name in py:
                     _PY_LEVEL_FUNCS.add(value)
             elif isinstance(value, _types.FunctionType):
-                setattr(ns, name, _label(_named(dispatching(value, py=name in py), name, name),
+                setattr(ns, name, _label(_named(dispatching(value, py=name in py), own, own),
                                          key, name))
     for key, ns in (("autograd", torchlike.autograd), ("nn.init", torchlike.nn.init)):
         for name in _EXTRA[key][1]:
@@ -743,9 +745,10 @@ def install(torchlike, generated):
 
 
 def _own(fn, name):
-    """Generated function `fn`, or a copy of it when another namespace already published it
-    (`torch.erf`, `torch.special.erf`): PyTorch's are distinct functions, which handlers tell
-    apart (`func is torch.Tensor.clone`)."""
+    """Generated function `fn`, or a copy of it named `name` (PyTorch's: `special_erf`,
+    `fft_fft`) when another namespace already published it (`torch.erf`, `torch.special.erf`):
+    PyTorch's are distinct functions, which handlers tell apart (`func is
+    torch.Tensor.clone`)."""
     if getattr(fn, "_tf_name", None) is None:
         return fn
     from ._ops.registry import _renamed

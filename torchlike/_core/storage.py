@@ -8,9 +8,11 @@ unspecified) made by a kernel compiled for a size class (see `_core/buckets.py`)
 does not handle padding calls `unpad()` first.
 Mirrors `torch.UntypedStorage` / `torch.TypedStorage` as far as users see them.
 """
+import collections
 import math
 import sys
 import warnings
+import weakref
 
 import numpy as np
 
@@ -111,6 +113,7 @@ class Storage:
                 self._np = np.array(data)
                 if hold:
                     self._hold = self._np
+                    weakref.finalize(self, _retire, self._np)
             self._data = None
         return self._np
 
@@ -128,15 +131,31 @@ class Storage:
         if base is not None and (type(base) is not np.ndarray or base.base is not None or
                                  not base.flags.owndata):
             return False   # memory owned by something else (DLPack, a buffer, a mmap)
-        # `a` is held by the storage, the name `a` and getrefcount's argument (and `_hold`); its
-        # base (the memory's owner, which every NumPy view of it holds) by `a`, `base` and the
-        # argument
-        if _refs(a) > 3 + (self._hold is a) or (base is not None and _refs(base) > 3):
+        # `a` is held by the storage, the name `a` and getrefcount's argument (and, for a
+        # buffer whose address was handed out, by `_hold` and its finalizer); its base (the
+        # memory's owner, which every NumPy view of it holds) by `a`, `base` and the argument
+        if _refs(a) > 3 + 2 * (self._hold is a) or (base is not None and _refs(base) > 3):
             return False
         from .device import put
         self._data = put(a.reshape(self.shape))   # (jnp.asarray compiles a program per shape)
         self._np = None
         return True
+
+
+# Host buffers whose address `data_ptr` handed out outlive their storage for a while, so that a
+# storage given an address later does not get the one a recently freed storage had (PyTorch's
+# storages have their address from birth: `x.reshape(n).data_ptr() == x.data_ptr()` is False
+# when the reshape copies, even though the copy is freed before `x.data_ptr()` runs).
+_RETIRED = collections.deque()
+_RETIRED_BYTES = [0]
+_RETIRED_CAP = (256, 256 << 20)   # buffers, bytes
+
+
+def _retire(buf):
+    _RETIRED.append(buf)
+    _RETIRED_BYTES[0] += buf.nbytes
+    while len(_RETIRED) > _RETIRED_CAP[0] or _RETIRED_BYTES[0] > _RETIRED_CAP[1]:
+        _RETIRED_BYTES[0] -= _RETIRED.popleft().nbytes
 
 
 def fill(st, data, dtype, device, shape, numel, ptr=None):

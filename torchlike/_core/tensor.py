@@ -169,6 +169,16 @@ class Tensor(metaclass=_TensorMeta):
     def is_meta(self):
         return self._st.device.type == "meta"
 
+    # devices torchlike never places a tensor on (PyTorch's answers on a CPU/CUDA build)
+    is_mps = is_xpu = is_ipu = is_maia = is_mtia = is_xla = is_vulkan = property(
+        lambda self: False)
+    is_nested = is_sparse_csr = property(lambda self: False)
+
+    def is_set_to(self, tensor):
+        """Mirrors `Tensor.is_set_to`: the same storage, offset, sizes and strides."""
+        return (self._st is tensor._st and self._offset == tensor._offset and
+                self._size == tensor._size and self._stride == tensor._stride)
+
     @property
     def is_sparse(self):
         return False

@@ -753,17 +753,13 @@ def _rewrap(name, make):
         w = make(f, k, method)
         w.__name__, w.__doc__ = k, f.__doc__
         return w
+    names = (name,) + tuple(OPS[name].aliases)   # each alias is its own function
     for table, method in ((FUNCTIONS, False), (METHODS, True)):
-        base = table.get(name)
-        if base is not None:
-            for k, f in list(table.items()):
-                if f is base:
-                    table[k] = wrapped(f, k, method)
-        ip = METHODS.get(name + "_") if method else None
-        if ip is not None:
-            for k, f in list(table.items()):
-                if f is ip:
-                    table[k] = wrapped(f, k, True)
+        for k in names:
+            if k in table:
+                table[k] = wrapped(table[k], k, method)
+            if method and k + "_" in METHODS:
+                METHODS[k + "_"] = wrapped(METHODS[k + "_"], k + "_", True)
 
 
 def _scalars_fit(name, tensor, params):
