@@ -51,11 +51,14 @@ def _folder(root):
                 os.path.join(root, "folder", cls, f"{i}.png"))
 
 
-def _run(args, cwd, runner, **extra_env):
+def _run(args, cwd, runner, wait=True, **extra_env):
     # `cifar_site/sitecustomize.py`: CIFAR10 accepts the test's files (in the workers too)
     env = dict(os.environ, PYTHONPATH=os.path.join(HERE, "cifar_site"), **extra_env)
     env["OMP_NUM_THREADS"] = "1"
     cmd = [sys.executable] + (["-m", "torchlike"] if runner else []) + args
+    if not wait:
+        return subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
     return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
 
 
@@ -69,13 +72,17 @@ def data(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def results(data):
-    out = {}
+    """The workload's results under torchlike and on real PyTorch (run side by side)."""
+    runs = {}
     for runner, name in ((True, "torchlike"), (False, "torch")):
         path = os.path.join(data, f"{name}.npz")
         args = ([] if runner else [os.path.join(HERE, "real_torchvision.py")]) + \
             [os.path.join(HERE, "workload.py"), path, data]
-        p = _run(args, data, runner, CIFAR_ROOT=data)
-        assert p.returncode == 0, f"{name}:\n{p.stdout}\n{p.stderr[-4000:]}"
+        runs[name] = (path, _run(args, data, runner, wait=False, CIFAR_ROOT=data))
+    out = {}
+    for name, (path, p) in runs.items():
+        stdout, stderr = p.communicate(timeout=900)
+        assert p.returncode == 0, f"{name}:\n{stdout}\n{stderr[-4000:]}"
         out[name] = dict(np.load(path))
     return out
 

@@ -37,12 +37,12 @@ def causal_lm(name, make):
     put(f"{name}_grad", next(model.parameters()).grad)
     model.eval()
     with torch.no_grad():
-        put(f"{name}_greedy", model.generate(x[:, :4], max_new_tokens=6, do_sample=False,
+        put(f"{name}_greedy", model.generate(x[:, :4], max_new_tokens=4, do_sample=False,
                                              pad_token_id=0))
         torch.manual_seed(1)
-        put(f"{name}_sampled", model.generate(x[:, :4], max_new_tokens=6, do_sample=True,
+        put(f"{name}_sampled", model.generate(x[:, :4], max_new_tokens=4, do_sample=True,
                                               top_k=20, pad_token_id=0))
-        put(f"{name}_beam", model.generate(x[:, :4], max_new_tokens=5, num_beams=3,
+        put(f"{name}_beam", model.generate(x[:, :4], max_new_tokens=4, num_beams=3,
                                            do_sample=False, pad_token_id=0))
         path = os.path.join(TMP, name)
         model.save_pretrained(path)

@@ -15,3 +15,16 @@ def stand_in(path):
         from . import torchvision_image
         return torchvision_image.register
     return None
+
+
+def define(namespace, schemas, kernels):
+    """A `torch.library` DEF library for `namespace` defining `schemas`, with `kernels`
+    ({name: function}) as their composite kernels; kept for the process."""
+    from .. import library
+    lib = library.Library(namespace, "DEF")
+    library._KEPT.append(lib)
+    for schema in schemas:
+        name = lib.define(schema)
+        if name in kernels:
+            lib.impl(name, kernels[name], "CompositeExplicitAutograd")
+    return lib

@@ -135,10 +135,5 @@ KERNELS = {"read_file": read_file, "write_file": write_file, "decode_image": dec
 @functools.lru_cache(maxsize=None)
 def register():
     """Defines torchvision's image operators in `torch.ops.image`."""
-    from .. import library
-    lib = library.Library("image", "DEF")
-    library._KEPT.append(lib)
-    for schema in SCHEMAS:
-        name = lib.define(schema)
-        lib.impl(name, KERNELS[name], "CompositeExplicitAutograd")
-    return lib
+    from . import define
+    return define("image", SCHEMAS, KERNELS)

@@ -291,12 +291,5 @@ KERNELS = {"nms": nms, "roi_align": roi_align, "_roi_align_backward": _roi_align
 @functools.lru_cache(maxsize=None)
 def register():
     """Defines torchvision's operators in `torch.ops.torchvision`, with the kernels above."""
-    from .. import library
-    lib = library.Library("torchvision", "DEF")
-    library._KEPT.append(lib)
-    for schema in SCHEMAS:
-        name = lib.define(schema)
-        if name in KERNELS:
-            lib.impl(name, KERNELS[name], "CompositeExplicitAutograd")
-    return lib
-
+    from . import define
+    return define("torchvision", SCHEMAS, KERNELS)

@@ -7,28 +7,24 @@ from ...nn.modules.module import Module
 from ..._missing import NotAvailable
 
 
-class QuantStub(Module):
+class _Stub(Module):
+    """A module that is the identity in a float model (and keeps its `qconfig`)."""
+
+    def __init__(self, qconfig=None):
+        super().__init__()
+        if qconfig:
+            self.qconfig = qconfig
+
+    def forward(self, x):
+        return x
+
+
+class QuantStub(_Stub):
     """Mirrors `torch.ao.quantization.QuantStub`: the identity in a float model."""
 
-    def __init__(self, qconfig=None):
-        super().__init__()
-        if qconfig:
-            self.qconfig = qconfig
 
-    def forward(self, x):
-        return x
-
-
-class DeQuantStub(Module):
+class DeQuantStub(_Stub):
     """Mirrors `torch.ao.quantization.DeQuantStub`: the identity in a float model."""
-
-    def __init__(self, qconfig=None):
-        super().__init__()
-        if qconfig:
-            self.qconfig = qconfig
-
-    def forward(self, x):
-        return x
 
 
 class QConfig(namedtuple("QConfig", ["activation", "weight"])):
