@@ -83,9 +83,8 @@ def _indices(B, H, Q, KV, device):
 
 
 def create_mask(mod_fn, B, H, Q_LEN, KV_LEN, device=None):
-    """Mirrors `create_mask`: the (B, H, Q_LEN, KV_LEN) boolean mask of a mask_mod (a
-    score_mod gives the positions it leaves finite... PyTorch's rule: where it changes a score of
-    0 to something other than -inf)."""
+    """Mirrors `create_mask`: the (B, H, Q_LEN, KV_LEN) boolean mask of a mask_mod; for a
+    score_mod (five arguments), the positions where it leaves a score of 0 finite."""
     torch = _torch()
     B, H = B or 1, H or 1
     b, h, q, kv = _indices(B, H, Q_LEN, KV_LEN, device)
