@@ -570,3 +570,9 @@ def test_parametrize_and_weight_norm_script(tmp_path):
     """A script using parametrizations (weight_norm, a custom one, caching, removal, training,
     state_dict, deepcopy) prints the same under both libraries."""
     same_script_output(_PARAMETRIZE, tmp_path)
+
+
+def test_reversed_flips_the_first_dim():
+    check(lambda torch: (reversed(torch.arange(3)), reversed(torch.tensor(5)),
+                         reversed(torch.arange(6).view(2, 3)),
+                         type(reversed(torch.arange(3.).requires_grad_()).grad_fn).__name__))

@@ -294,6 +294,10 @@ class Tensor(metaclass=_TensorMeta):
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
 
+    def __reversed__(self):
+        """Mirrors `Tensor.__reversed__`: `reversed(t)` is `t.flip(0)` (a 0-d tensor itself)."""
+        return self if not self._size else self.flip(0)
+
     def _scalar_check(self, what):
         if self.numel() != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
