@@ -144,3 +144,8 @@ def _is_torch_function_enabled():
 
 def _log_api_usage_once(event):
     """Mirrors `torch._C._log_api_usage_once` (PyTorch's usage logging, off by default)."""
+
+
+class _autograd:  # noqa: N801 - PyTorch's submodule name
+    """Mirrors `torch._C._autograd`: `SavedTensor` (what `grad_fn._raw_saved_<name>` gives)."""
+    from .autograd.saved_tensors import SavedTensor

@@ -667,10 +667,11 @@ def _wrapper_devices(op, overload, inplace, source="src"):
 
 
 def _run(name, fn, self, operands, inplace=False, out=None, saved=(), save_result=False,
-         op=None, elementwise=False, devices=None):
+         op=None, elementwise=False, devices=None, saved_names=None):
     """`fn(self, *operands)` as a new tensor, into `out`, or written into `self` (`inplace`),
     recording node `name` when autograd needs it; `saved` are the tensors PyTorch's backward
-    formula keeps (for the version-counter check), `save_result` adds the result.
+    formula keeps (for the version-counter check; `saved_names`: PyTorch's names for them),
+    `save_result` adds the result.
     `elementwise`: `fn` works element by element (with broadcasting), so it may run on
     operands padded to a size class (see `_core/buckets.py`). Operands on other devices than
     `self` follow PyTorch's rules (`devices`: its wrapper's check, else its TensorIterator's)."""
@@ -694,7 +695,7 @@ def _run(name, fn, self, operands, inplace=False, out=None, saved=(), save_resul
         res = apply_jax(fn, [self, *operands], name)[0]
         if (saved or save_result) and res.grad_fn is not None:
             from ..autograd.inplace import save_for_check
-            save_for_check(res.grad_fn, saved, res if save_result else None)
+            save_for_check(res.grad_fn, saved, res if save_result else None, saved_names)
         return res
     if elementwise and not inplace and out is None and buckets.any_padded([self, *operands]):
         from .bucketed import elementwise as run_elementwise
@@ -895,7 +896,8 @@ def gather(input, dim, index, *, sparse_grad=False, out=None, _save_index=True):
     k = _kernel(("gather", d, isz, ssz), build)
     return _run("GatherBackward0", k, input, [index], out=out, op="gather",
                 devices=("wrapper_CUDA_gather", ("self", "index")),
-                saved=(input, index) if _save_index else (input,))
+                saved=(input, index) if _save_index else (input,),
+                saved_names=("self", "index"))
 
 
 def _scatter_checks(name, self, d, index, src):

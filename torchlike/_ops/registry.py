@@ -590,9 +590,9 @@ def _record(row, k, dyn, tracked, outputs, single, args, inplace=False):
     auto = row.autograd
     if auto is None:
         from ..autograd.function import record
-        from ..autograd.names import node_name, saves
-        auto = row.autograd = (record, node_name(row.name), saves(row.name))
-    record, name, policy = auto
+        from ..autograd.names import node_name, saved_names, saves
+        auto = row.autograd = (record, node_name(row.name), saves(row.name), saved_names)
+    record, name, policy, names_of = auto
     tensors = ()
     if policy != "none":
         tensors = [a for a in args if isinstance(a, Tensor)]
@@ -606,7 +606,8 @@ def _record(row, k, dyn, tracked, outputs, single, args, inplace=False):
     if type(name) is not str:  # a call-dependent node (names.Dynamic): name and edge layout
         name, slots = name(row, args, slots)
     record(name, k, dyn, [(i, t) for i, t, _ in entries], list(outputs), single, policy,
-           tensors, inplace, slots)
+           tensors, inplace, slots,
+           saved_names=names_of(row, args, tensors) if tensors else None)
 
 
 def _pairs(tracked):
@@ -952,7 +953,7 @@ def op(name=None, *, pointwise=False, promote="default", tensors=None, lists=(),
         row.aliases = tuple(aliases) + tuple(method_only_aliases)
         row.divisor = row.names.index(divisor) if divisor else None
         row.divisor_when = divisor_when
-        row.autograd = None  # (record, node name, saves policy), resolved on first use
+        row.autograd = None  # (record, node name, saves policy, saved_names), resolved on first use
         row.opmath = True
         row.bucket = bucket or ("pointwise" if pointwise else None)
         row.devices = devices

@@ -222,4 +222,5 @@ def _fused_backward(roots, grads, retain_graph):
             node._dyn = None
             node._res = None
             node._inputs = ()
+            node._packed = None
     return True

@@ -14,8 +14,7 @@ from .._core.tracing import tracing
 from .._core import layout as _layout
 from .._core.tensor import Tensor, wrap
 from .graph import JaxNode, Node, TensorMeta, edge_of, node_class
-from .names import node_name, saves
-from . import residuals
+from . import residuals, saved_tensors
 
 _NONE = ()
 
@@ -36,24 +35,26 @@ def _differentiable(t):
 
 
 def record(name, fn, dyn, tracked, outputs, single, save_policy="inputs", all_tensors=(),
-           inplace=False, slots=None, res=None):
+           inplace=False, slots=None, res=None, saved_names=None):
     """Attach a node for `fn(*dyn)` to `outputs` (tensors). `tracked` lists (dyn index, tensor)
     for the operands that require grad; `slots` = (number of tensor inputs, position of each
     tracked one) lays out `next_functions` as PyTorch does; `res`: the call's saved residuals
     (see `residuals.run`). An entry of `all_tensors` may be (tensor, owner): a tensor PyTorch
-    saves as a view of it, named in the version error after `owner` (node name, output nr)."""
+    saves as a view of it, named in the version error after `owner` (node name, output nr);
+    `saved_names`: PyTorch's name for each (`_saved_<name>`, see `saved_tensors`)."""
     diff = tuple(i for i, _ in tracked)
     inputs = [t for _, t in tracked]
     outs = [(o._size, o.dtype.np, _differentiable(o)) for o in outputs]
     node = node_class(name)(fn, dyn, diff, inputs, [], outs, single, slots, res)
     saved = []
     if save_policy in ("inputs", "both"):
-        for t in all_tensors:
+        for k, t in enumerate(all_tensors):
             owner = None
             if type(t) is tuple:
                 t, owner = t[0], (*t[1], True)
             if not (inplace and t is outputs[0]):
-                saved.append((t, t._vc[0], owner or _owner(t)))
+                saved.append((t, t._vc[0], owner or _owner(t),
+                              saved_names[k] if saved_names is not None else None))
     for nr, o in enumerate(outputs):
         if outs[nr][2]:
             _set_grad_fn(o, node, nr)
@@ -64,8 +65,11 @@ def record(name, fn, dyn, tracked, outputs, single, save_policy="inputs", all_te
     if save_policy in ("result", "both"):
         for nr, o in enumerate(outputs):
             if outs[nr][2]:
-                saved.append((o, o._vc[0], (name, nr, True)))
+                saved.append((o, o._vc[0], (name, nr, True),
+                              "result" if len(outputs) == 1 else f"result{nr}"))
     node._saved = saved
+    if saved_tensors.HOOKS and saved:
+        saved_tensors.pack_node(node)
     return node
 
 
@@ -76,9 +80,11 @@ def _owner(t):
     return (t.grad_fn.name(), meta.output_nr if meta is not None else 0)
 
 
-def apply_jax(fn, operands, name=None, device=None, bucket=None, devices=None):
+def apply_jax(fn, operands, name=None, device=None, bucket=None, devices=None, saves=None):
     """Run JAX function `fn` on `operands` (tensors are read; anything else passes through) and
     return its outputs as a tuple of tensors, recording a node when an operand requires grad.
+    `saves`: PyTorch's name for each operand its node saves (None for one it does not), so that
+    backward checks their versions and `grad_fn._saved_<name>` gives them.
     `bucket`: (index, allowed) when `fn` maps over the dims `allowed(ndim)` of
     `operands[index]` (its results' leading dims), so that it runs on that operand padded to a
     size class (see `_core/buckets.py`), and its results may be. Operands on several devices
@@ -113,8 +119,11 @@ def apply_jax(fn, operands, name=None, device=None, bucket=None, devices=None):
     outs = (out,) if single else tuple(out)
     tensors = tuple(wrap(a, device) if device is not None else wrap(a) for a in outs)
     if tracked:
-        record(name or "JaxFunctionBackward0", fn, dyn, tracked, tensors, single, "none",
-               res=res)
+        kept = [] if saves is None else [(o, n) for o, n in zip(operands, saves)
+                                         if n is not None and isinstance(o, Tensor)]
+        record(name or "JaxFunctionBackward0", fn, dyn, tracked, tensors, single,
+               "inputs" if kept else "none", [o for o, _ in kept], res=res,
+               saved_names=[n for _, n in kept])
     return tensors
 
 
@@ -340,6 +349,9 @@ class FunctionCtx:
         for t, version, owner in self._saved:
             if t is not None and t._vc[0] != version:
                 raise modified_error(t, version, owner)
+        packed = getattr(self, "_packed", None)
+        if packed is not None:  # saved-tensor hooks: unpacked on every access, as in PyTorch
+            return tuple(None if p is None else saved_tensors.unpacked(p) for p in packed)
         return tuple(t for t, _, _ in self._saved)
 
     @property
@@ -395,6 +407,7 @@ class FunctionNode(Node, FunctionCtx):
         self._freed = True
         self._ctx_freed = True
         self._saved = None
+        self._packed = None
 
     def __repr__(self):
         return f"<{type(self).__module__}.{type(self).__name__} object at {hex(id(self))}>"
@@ -570,6 +583,8 @@ class Function(metaclass=FunctionMeta):
             else:
                 saved.append((t, t._vc[0], None))
         ctx._saved = saved
+        if saved_tensors.HOOKS:
+            ctx._packed = saved_tensors.pack_entries(saved, *saved_tensors.HOOKS[-1])
         return new_outs[0] if single else tuple(new_outs)
 
 

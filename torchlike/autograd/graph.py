@@ -15,7 +15,7 @@ import numpy as np
 from .. import compile_log
 from .._core import buckets, programs
 from .._core.tensor import Tensor
-from . import residuals
+from . import residuals, saved_tensors
 from .residuals import substitute
 from .anomaly_mode import _STATE as _ANOMALY
 
@@ -233,7 +233,7 @@ class JaxNode(Node):
     """A node whose backward is the vjp of a JAX function of the saved operands."""
 
     __slots__ = ("_fn", "_dyn", "_diff", "_inputs", "_saved", "_outs", "_single", "_slots",
-                 "_out_diff", "_sig", "_ct_shapes", "_res")
+                 "_out_diff", "_sig", "_ct_shapes", "_res", "_packed")
 
     def __init__(self, fn, dyn, diff, inputs, saved, outs, single, slots=None, res=None):
         edges = [edge_of(t) for t in inputs]
@@ -249,20 +249,33 @@ class JaxNode(Node):
         self._dyn = dyn          # operands (arrays / scalars), as the forward saw them
         self._diff = diff        # indices into dyn of the differentiated operands
         self._inputs = inputs    # the tensors at those indices
-        self._saved = saved      # [(tensor, version, output-of-node-name-or-None)] to check
+        self._saved = saved      # [(tensor, version, owner, PyTorch's name)] (saved_tensors)
         self._outs = outs        # [(shape, np dtype, differentiable)] per output
         self._single = single    # the forward returns one array (not a tuple)
         self._ct_shapes = None   # the outputs' buffer shapes where one is padded (see buckets)
         self._res = res          # the kernel's saved residuals, or None (see `residuals`)
+        self._packed = None      # what saved-tensor hooks packed (see `saved_tensors`)
         # what the whole-graph backward program needs of this node (see `fused`)
         self._sig = (fn, diff, slots, self._out_diff, single, len(outs), res is not None)
 
     def _check_saved(self):
         if self._freed:
             raise RuntimeError(_FREED)
-        for t, version, owner in self._saved:
+        for t, version, owner, _ in self._saved:
             if t._vc[0] != version:
                 raise modified_error(t, version, owner)
+        if self._packed is not None:
+            saved_tensors.unpack_into(self)
+
+    def __getattr__(self, attr):  # only what normal lookup misses: `_saved_<name>`...
+        if attr.startswith(("_saved_", "_raw_saved_")):
+            return saved_tensors.saved_attribute(self, attr)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
+
+    def __dir__(self):  # PyTorch's attributes, not this class's internal slots
+        inner = set(JaxNode.__slots__) | set(Node.__slots__)
+        return sorted({a for a in super().__dir__() if a not in inner} |
+                      set(saved_tensors.saved_names(self)))
 
     def apply(self, grads, create_graph):
         self._check_saved()
@@ -309,6 +322,7 @@ class JaxNode(Node):
         self._dyn = None
         self._res = None
         self._inputs = ()
+        self._packed = None
 
 
 class _BwdFn:
@@ -393,17 +407,5 @@ def _real_grad(g, primal):
     return jnp.conj(g) if jnp.iscomplexobj(g) else g
 
 
-class save_on_cpu:  # noqa: N801 - PyTorch's name
-    """Mirrors `torch.autograd.graph.save_on_cpu(pin_memory=False, device_type='cuda')` as a
-    context manager. Divergence: the tensors saved for backward inside it stay where they are
-    (torchlike has no saved-tensor hooks yet), which changes where memory is used but no value
-    or gradient."""
-
-    def __init__(self, pin_memory=False, device_type="cuda"):
-        self.pin_memory, self.device_type = pin_memory, device_type
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
+from .saved_tensors import (disable_saved_tensors_hooks, save_on_cpu,  # noqa: E402,F401
+                            saved_tensors_hooks)

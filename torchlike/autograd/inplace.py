@@ -132,11 +132,14 @@ def inplace_apply(self, name, fn, operands, saved=(), save_result=False):
     return self
 
 
-def save_for_check(node, tensors, result=None):
+def save_for_check(node, tensors, result=None, names=None):
     """Register `tensors` (and output `result`) as saved by `node`, so that backward raises
-    PyTorch's version-counter error if one was modified in place since."""
+    PyTorch's version-counter error if one was modified in place since; `names`: PyTorch's
+    (`grad_fn._saved_<name>`)."""
     from .function import _owner
-    extra = [(t, t._vc[0], _owner(t)) for t in tensors if isinstance(t, Tensor)]
+    names = names or (None,) * len(tensors)
+    extra = [(t, t._vc[0], _owner(t), n) for t, n in zip(tensors, names)
+             if isinstance(t, Tensor)]
     if result is not None:
-        extra.append((result, result._vc[0], (node.name(), 0)))
+        extra.append((result, result._vc[0], (node.name(), 0), None))
     node._saved = list(node._saved or ()) + extra

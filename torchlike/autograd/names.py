@@ -448,3 +448,41 @@ def _install_raising_nodes():
 
 
 _install_raising_nodes()
+
+
+# ---- PyTorch's names for the saved tensors (`grad_fn._saved_<name>`) --------------------------
+
+def _linear_names(a):
+    """F.linear of a 2-D input is PyTorch's addmm (with a bias) or mm: `mat1`/`self` and `mat2`
+    (weight.t()); of others, a view or add of those, whose node saves no tensor."""
+    if a["input"].ndim != 2 or a["weight"].ndim != 2:
+        return {"input": None, "weight": None}
+    return {"input": "mat1" if a.get("bias") is not None else "self", "weight": "mat2"}
+
+
+def _matmul_names(a):
+    """matmul is PyTorch's mm, mv or dot for 1-D and 2-D operands (else views of bmm/mm)."""
+    n = (_ndim(a["input"]), _ndim(a["other"]))
+    return {(2, 2): {"other": "mat2"}, (2, 1): {"other": "vec"}, (1, 1): {"other": "tensor"}}.get(
+        n, {"input": None, "other": None})
+
+
+# parameters whose name in PyTorch's formula is not the Python signature's ("input" is "self")
+_SAVED_RENAMES = {"_nn_linear": _linear_names, "matmul": _matmul_names}
+
+
+def saved_names(row, args, tensors):
+    """PyTorch's name for each saved tensor of a call of `row` (None where it has none)."""
+    rename = _SAVED_RENAMES.get(row.name)
+    rename = rename(dict(zip(row.names, args))) if rename is not None else {}
+    out = []
+    for t in tensors:
+        if type(t) is tuple:
+            t = t[0]
+        name = None
+        for n, a in zip(row.names, args):
+            if a is t:
+                name = rename[n] if n in rename else "self" if n == "input" else n
+                break
+        out.append(name)
+    return out

@@ -67,9 +67,8 @@ def _sizes(shape):
     return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
-def _run(fn, operands, name):
-    out = apply_jax(fn, operands, name)
-    return out
+def _run(fn, operands, name, saves=None):
+    return apply_jax(fn, operands, name, saves=saves)
 
 
 # ---- convolution ------------------------------------------------------------------------------
@@ -182,7 +181,7 @@ def _conv(nd, name, input, weight, bias, stride, padding, dilation, groups,
     fn = _conv_fn(nd, stride, pads, dilation, int(groups), bias is not None, False, None,
                   input.dim() == nd + 1, pad_mode, mode_pad)
     ops = (input, weight) if bias is None else (input, weight, bias)
-    return _run(fn, ops, "ConvolutionBackward0")[0]
+    return _run(fn, ops, "ConvolutionBackward0", ("input", "weight"))[0]
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -233,7 +232,7 @@ def _conv_transpose(nd, name, input, weight, bias, stride, padding, output_paddi
     fn = _conv_fn(nd, stride, padding, dilation, int(groups), bias is not None, True,
                   output_padding, input.dim() == nd + 1, "zeros", None)
     ops = (input, weight) if bias is None else (input, weight, bias)
-    return _run(fn, ops, "ConvolutionBackward0")[0]
+    return _run(fn, ops, "ConvolutionBackward0", ("input", "weight"))[0]
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
@@ -470,11 +469,11 @@ def _max_pool(nd, input, kernel_size, stride, padding, dilation, ceil_mode, retu
     if not return_indices and input.dtype.itemsize < 8 and input.dtype.is_floating_point and \
             all(dd == 1 for dd in d):
         fn = _max_window_fn(input.dim(), sizes, k, s, p, bool(ceil_mode))
-        return _run(fn, (input,), f"MaxPool{nd}DWithIndicesBackward0")[0]
+        return _run(fn, (input,), f"MaxPool{nd}DWithIndicesBackward0", ("self",))[0]
     tables = [_window_table(L, kk, ss, pp, dd, ceil_mode)
               for L, kk, ss, pp, dd in zip(sizes, k, s, p, d)]
     fn = _max_fn(_key(tables), sizes, bool(return_indices), "max")
-    out = _run(fn, (input,), f"MaxPool{nd}DWithIndicesBackward0")
+    out = _run(fn, (input,), f"MaxPool{nd}DWithIndicesBackward0", ("self",))
     return out if return_indices else out[0]
 
 
@@ -553,7 +552,7 @@ def _avg_pool(nd, input, kernel_size, stride, padding, ceil_mode, count_include_
         for t, L, kk, ss, pp in zip(tables, sizes, k, s, p):
             div = div[..., None] * _avg_divisors(L, kk, ss, pp, t.shape[0], count_include_pad)
     fn = _avg_fn(_key(tables), tuple(div.reshape(-1).tolist()), div.shape)
-    return _run(fn, (input,), f"AvgPool{nd}DBackward0")[0]
+    return _run(fn, (input,), f"AvgPool{nd}DBackward0", ("self",))[0]
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,

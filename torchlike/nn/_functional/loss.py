@@ -93,11 +93,11 @@ def _kernel(builder):
     return get
 
 
-def _run(fn, operands, name):
-    return apply_jax(fn, operands, name)[0]
+def _run(fn, operands, name, saves=None):
+    return apply_jax(fn, operands, name, saves=saves)[0]
 
 
-def _run_nll(fn, operands, name, ignore_index, reduction):
+def _run_nll(fn, operands, name, ignore_index, reduction, saves=None):
     """`_run` for a class-index loss: on inputs padded to a size class (see
     `_core/buckets.py`) the padded targets are ignored."""
     if buckets.any_padded(operands):
@@ -106,7 +106,7 @@ def _run_nll(fn, operands, name, ignore_index, reduction):
         if res is not None:
             return res
         buckets.unpad_all(operands)
-    return _run(fn, operands, name)
+    return _run(fn, operands, name, saves)
 
 
 def _size(t):
@@ -214,7 +214,10 @@ def _pointwise(kind, input, target, reduction, weight, param, names):
         return _run(fn, (input, target, weight), name)
     reduction = _get_enum(reduction)
     fn = _pointwise_k(kind, reduction, False, param, dtype.np)
-    return _run(fn, (input, target), names.get(reduction, names["default"]))
+    name = names.get(reduction, names["default"])
+    # a loss's own node saves both; the nodes of a decomposed one (mean of abs...) neither
+    return _run(fn, (input, target), name,
+                ("self", "target") if name.endswith("LossBackward0") else None)
 
 
 @_autocast_op("l1_loss")
@@ -432,7 +435,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     target = _nll_checks(input, target, weight, ignore_index)
     fn = _nll_k(reduction, int(ignore_index), weight is not None, False, 0.0)
     ops = (input, target) if weight is None else (input, target, weight)
-    return _run_nll(fn, ops, _nll_name(input, reduction), ignore_index, reduction)
+    return _run_nll(fn, ops, _nll_name(input, reduction), ignore_index, reduction,
+                    ("self", "target", "weight"))
 
 
 @_autocast_op("cross_entropy")
@@ -583,7 +587,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     out = target.dtype if target.dtype.is_floating_point else dtype
     fn = _bce_logits_k(reduction, weight is not None, pos_weight is not None, dtype.np, out.np)
     return _run(fn, (input, target, weight, pos_weight),
-                "BinaryCrossEntropyWithLogitsBackward0")
+                "BinaryCrossEntropyWithLogitsBackward0", ("self", "target", "weight", "pos_weight"))
 
 
 # ---- KL divergence ----------------------------------------------------------------------------

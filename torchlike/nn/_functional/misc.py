@@ -95,7 +95,21 @@ def _linear_devices(input, weight, bias):
     return "wrapper_CUDA_mm", {"input": "self", "weight": "mat2"}
 
 
-@_row("linear", "AddmmBackward0", tensors=("input", "weight", "bias"), promote=None,
+def _linear_node(a):
+    """PyTorch's node for F.linear: addmm or mm for a 2-D input, else a view or add after them."""
+    x, bias = a["input"], a.get("bias")
+    if a["weight"].ndim == 1:
+        return "MvBackward0" if x.ndim == 2 else "DotBackward0"
+    if x.ndim == 1:
+        return "SqueezeBackward4" if bias is None else "ViewBackward0"
+    if x.ndim == 2:
+        return "MmBackward0" if bias is None else "AddmmBackward0"
+    if bias is None:
+        return "UnsafeViewBackward0"
+    return "ViewBackward0" if x.is_contiguous() else "AddBackward0"
+
+
+@_row("linear", _linear_node, tensors=("input", "weight", "bias"), promote=None,
       check=_linear_check, bucket="leading", devices=_linear_devices)
 def _linear(input, weight, bias):
     if input.ndim == 0 or weight.ndim == 0:

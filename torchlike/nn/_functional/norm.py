@@ -134,7 +134,7 @@ def _normalize(input, running_mean, running_var, weight, bias, batch_stats, mome
     fn = _bn_fn(batch_stats, update, float(eps), per_instance)
     outs = apply_jax(fn, [input, weight, bias, running_mean, running_var,
                           float(momentum) if momentum is not None else 0.0],
-                     "NativeBatchNormBackward0")
+                     "NativeBatchNormBackward0", saves=("input", "weight"))
     if update:
         _write(running_mean, outs[1]._value())
         _write(running_var, outs[2]._value())
@@ -217,7 +217,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     lead = input.dim() - len(shape)
     return apply_jax(_ln_fn(len(shape), float(eps), False), [input, weight, bias],
                      "NativeLayerNormBackward0", bucket=(0, lambda nd: range(lead)),
-                     devices=_LN_DEVICES)[0]
+                     devices=_LN_DEVICES, saves=("input", "weight", "bias"))[0]
 
 
 _LN_DEVICES = ("wrapper_CUDA__native_layer_norm", ("input", "weight", "bias"))
@@ -527,7 +527,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     fn = _emb_fn(None if padding_idx is None or padding_idx < 0 else int(padding_idx),
                  bool(scale_grad_by_freq))
     return apply_jax(fn, [weight, input], "EmbeddingBackward0",
-                     bucket=(1, lambda nd: range(nd)))[0]
+                     bucket=(1, lambda nd: range(nd)), saves=(None, "indices"))[0]
 
 
 _EMB_DEVICES = ("wrapper_CUDA__index_select", ("self", "index"))
