@@ -1,0 +1,1 @@
+"""Mirrors `torch.utils.benchmark.utils`: the modules behind `torch.utils.benchmark`."""
