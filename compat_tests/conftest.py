@@ -31,6 +31,55 @@ if "TORCHLIKE_CACHE_DIR" not in os.environ:
 
 _RNG_NAMES = ("R", "RNG", "rng", "_RNG")
 
+# The tests measured to take 15 s or more (one run of the suite with --durations, 2026-11-28),
+# longest first. They are collected first, so that xdist's workers, handed one test at a time
+# (`--dist loadgroup`, pyproject.toml), start them early and end together instead of one
+# worker running a long test alone at the end of the run.
+_HEAVY = (
+    "test_simulated_accelerator.py::test_accelerator_suite_in_simulated_mode",
+    "test_torchvision.py::",
+    "test_transformers.py::test_transformers_same_results",
+    "test_transformers.py::test_timm_torchmetrics_einops",
+    "test_view_grad_property.py::test_random_view_chains_backward",
+    "test_compile.py::test_compiled_training_is_reproducible_per_seed",
+    "test_examples.py::test_char_transformer",
+    "test_docs.py::test_console_blocks[docs/ecosystem.md",
+    "test_programs.py::test_executables_from_a_users_jax_cache_are_not_stored",
+    "test_zero_trace.py::",
+    "test_views_property.py::test_random_view_chains",
+    "test_unseen_probes.py::test_parametrize_and_weight_norm_script",
+    "test_examples.py::test_digits_cnn",
+    "test_disk_cache.py::test_size_cap_evicts_least_recently_used",
+    "test_programs.py::test_damaged_entries_are_compiled_again",
+    "test_testing_module.py::test_assert_close[T.assert_close(torch.tensor([1 + 1j, 2])",
+    "test_nn_grid_sample.py::test_size_one_dims",
+    "test_runtime_knobs.py::test_thread_counts_in_a_fresh_process",
+    "test_reduction.py::test_table[cummax-bool]",
+    "test_nn_init.py::test_returns_same_tensor_and_runs_under_no_grad",
+    "test_runner.py::test_spawned_children_get_torchlike_too",
+    "test_memory_flat.py::test_training_with_sampling_does_not_grow",
+    "test_unseen_nn.py::test_runner_gives_the_script_its_absolute_path",
+    "test_nn_rnn.py::test_lstm_proj_size",
+    "test_seeds_audit.py::",
+    "test_runner.py::test_same_output_as_real_torch",
+    "test_runtime_knobs.py::test_default_device_mode_stack_quirks_in_a_fresh_process",
+    "test_data_workers.py::",
+    "test_programs.py::test_first_process_matches_torch",
+    "test_compile.py::",
+    "test_examples.py::",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    """The heavy tests (above) first, longest first; the others keep their order."""
+    def rank(item):
+        nodeid = item.nodeid
+        for i, pattern in enumerate(_HEAVY):
+            if pattern in nodeid:
+                return i
+        return len(_HEAVY)
+    items.sort(key=rank)
+
 # Every call that a torchlike.compile guard lets through is also walked in full, and the two
 # must agree (a guard that passes where the full walk differs raises AssertionError).
 from torchlike._compile import guard as _compile_guard  # noqa: E402

@@ -19,6 +19,8 @@ import pytest
 from PIL import Image
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torchvision_scripts")
+# the tests share a module fixture that runs both workloads: one xdist worker runs them all
+pytestmark = pytest.mark.xdist_group("torchvision")
 LABELS = ["airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship",
           "truck"]
 

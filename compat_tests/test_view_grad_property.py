@@ -24,7 +24,7 @@ def _start(torch, x, k):
     return x[:, :1].expand(3, 4, 5)
 
 
-@settings(max_examples=120, deadline=None, derandomize=True)
+@settings(max_examples=60, deadline=None, derandomize=True)
 @given(st.integers(0, _STARTS - 1), steps)
 def test_random_view_chains_backward(start, chain):
     def f(torch):

@@ -58,7 +58,7 @@ steps = st.lists(st.tuples(st.integers(0, 9), st.integers(0, 7), st.integers(0, 
                            st.integers(0, 7)), min_size=1, max_size=6)
 
 
-@settings(max_examples=300, deadline=None, derandomize=True)
+@settings(max_examples=150, deadline=None, derandomize=True)
 @given(steps)
 def test_random_view_chains(chain):
     def f(torch):
