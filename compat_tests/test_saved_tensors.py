@@ -108,6 +108,12 @@ NN_CASES = [
     ("max_all", lambda t: _x(t).max()),
     ("maximum", lambda t: t.maximum(_x(t), _x(t) * 2)),
     ("bmm", lambda t: t.bmm(_x(t).reshape(2, 1, 4), _x(t).reshape(2, 4, 1))),
+    ("max_dim", lambda t: _x(t).max(1)[0]),
+    ("sort", lambda t: _x(t).sort(1)[0]),
+    ("topk", lambda t: _x(t).topk(2)[0]),
+    ("median_dim", lambda t: _x(t).median(1)[0]),
+    ("median_all", lambda t: _x(t).median()),
+    ("cummax", lambda t: _x(t).cummax(1)[0]),
 ]
 # what PyTorch's nodes save of their own intermediates (a norm's mean and rstd, a pool's
 # indices, nll's total weight) and of the running statistics batch_norm updates: not exposed,
@@ -148,6 +154,22 @@ def test_saved_inputs_are_the_tensors_themselves():
                 r.equal(e), r.grad_fn is e.grad_fn, r.data_ptr() == e.data_ptr(),
                 r.requires_grad, type(y.grad_fn._raw_saved_self).__name__,
                 type(y.grad_fn._raw_saved_self).__module__)
+    check(f)
+
+
+def test_saved_indices_are_the_indices_output():
+    def f(torch):
+        x = torch.tensor(X, requires_grad=True)
+        out = []
+        for values, indices in (x.max(1), x.sort(1), x.topk(2), x.kthvalue(2, 1), x.cummin(1)):
+            out.append(values.grad_fn._saved_indices is indices)
+        values, indices = x.max(1)
+        indices.add_(0)
+        try:
+            values.sum().backward()
+        except RuntimeError as e:
+            out.append(str(e))
+        return out
     check(f)
 
 

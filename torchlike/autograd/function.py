@@ -47,7 +47,7 @@ def record(name, fn, dyn, tracked, outputs, single, save_policy="inputs", all_te
     outs = [(o._size, o.dtype.np, _differentiable(o)) for o in outputs]
     node = node_class(name)(fn, dyn, diff, inputs, [], outs, single, slots, res)
     saved = []
-    if save_policy in ("inputs", "both"):
+    if save_policy in ("inputs", "both", "inputs+indices"):
         for k, t in enumerate(all_tensors):
             owner = None
             if type(t) is tuple:
@@ -67,6 +67,9 @@ def record(name, fn, dyn, tracked, outputs, single, save_policy="inputs", all_te
             if outs[nr][2]:
                 saved.append((o, o._vc[0], (name, nr, True),
                               "result" if len(outputs) == 1 else f"result{nr}"))
+    elif save_policy in ("indices", "inputs+indices") and len(outputs) > 1:
+        o = outputs[1]   # (values, indices): the formula gathers through the indices
+        saved.append((o, o._vc[0], None, "indices"))
     node._saved = saved
     if saved_tensors.HOOKS and saved:
         saved_tensors.pack_node(node)

@@ -10,7 +10,8 @@ when None (PyTorch's `clamp(Tensor? min, Tensor? max)`). `node_name(op)` hands t
 string, or a `Dynamic` it calls with `(row, args, slots)` to get the name and the edge layout.
 
 `saves` says which tensors PyTorch's formula keeps: "none" (add, sum, views...), "result" (exp,
-tanh, sigmoid, relu...), "both", or "inputs" (the default)."""
+tanh, sigmoid, relu...), "both", "indices" (the indices output of sort, topk, max(dim)...),
+"inputs+indices", or "inputs" (the default)."""
 import numbers
 
 import jax.numpy as jnp
@@ -214,7 +215,7 @@ _NONE = {"add", "sub", "rsub", "neg", "sum", "mean", "clone", "cat", "stack", "p
          "trace", "real", "conj", "narrow_copy", "repeat_interleave", "_sum_to_size",
          "sum_to_size", "_repeat_interleave_int", "deg2rad", "rad2deg", "ceil", "floor",
          "trunc", "round", "sign", "frac", "_block_diag", "diff", "combinations",
-         "conj_physical", "where", "sort", "msort", "topk", "kthvalue"}
+         "conj_physical", "where", "msort"}
 _NONE |= set(_FFT_NAMES)  # PyTorch's FFT backward formulas keep no tensor but R2C's input
 _NONE.add("special_ndtr")
 _RESULT = {"exp", "exp2", "expm1", "tanh", "sigmoid", "relu", "sqrt", "rsqrt", "softmax",
@@ -366,14 +367,17 @@ _CONDITIONAL.update({
 
 
 def _ext_policy(row, args, entries):
-    """max()/min() keep the input and the result; max(dim)/min(dim) only the indices."""
+    """max()/min()/median() keep the input and the result; with a dim only the indices."""
     dim = dict(zip(row.names, args)).get("dim")
     if dim is None:
         return "both", [a for a in args if isinstance(a, Tensor)]
-    return "none", []
+    return "indices", []
 
 
-_CONDITIONAL["max"] = _CONDITIONAL["min"] = _ext_policy
+for _op in ("max", "min", "median", "nanmedian"):
+    _CONDITIONAL[_op] = _ext_policy
+_INDICES = {"sort", "topk", "kthvalue", "mode"}
+_INPUTS_INDICES = {"cummax", "cummin"}
 # linalg.solve_triangular keeps A and the solution, not B
 _CONDITIONAL["linalg_solve_triangular"] = lambda row, args, entries: ("both", [args[0]])
 
@@ -405,6 +409,10 @@ def saves(op):
     or a policy `f(row, args, tracked) -> (policy, tensors)` where it depends on the call."""
     if op in _CONDITIONAL:
         return _CONDITIONAL[op]
+    if op in _INDICES:
+        return "indices"
+    if op in _INPUTS_INDICES:
+        return "inputs+indices"
     if op in _NONE:
         return "none"
     if op in _RESULT:
