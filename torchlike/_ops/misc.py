@@ -76,15 +76,16 @@ def is_pinned(self, device=None):
 
 @_method
 def share_memory_(self):
-    """Mirrors `Tensor.share_memory_`: marks the storage shared (`is_shared()` is then True);
-    nothing moves, as storages travel between processes by pickling."""
-    self._st.shared = True
+    """Mirrors `Tensor.share_memory_`: a CPU storage moves to shared memory (see
+    `multiprocessing/reductions.py`); on other devices nothing moves."""
+    from ..multiprocessing.reductions import share_storage
+    share_storage(self._st)
     return self
 
 
 @_method
 def is_shared(self):
-    return self._st.shared
+    return bool(self._st.shared)
 
 
 @_method

@@ -1,10 +1,10 @@
 """Mirrors `torch.multiprocessing`: a drop-in for Python's `multiprocessing` (same objects,
 same default start method) whose queues and pipes carry torchlike tensors.
 
-Tensors cross processes by pickling their elements as a NumPy array (`Tensor.__reduce_ex__`), so
-the receiver gets a copy, not shared memory: in-place writes in one process are not seen in the
-other (PyTorch moves tensors to shared memory instead). The sharing-strategy functions are
-accepted for compatibility. JAX is multithreaded, so after JAX has run, prefer the `spawn` or
+CPU tensors cross processes through shared memory (`reductions.py`), as PyTorch's do: the
+receiver's tensor is a view of the sender's storage, so in-place writes in one process are seen
+in the other. The sharing-strategy functions are accepted for compatibility (the memory always
+travels as a file descriptor). JAX is multithreaded, so after JAX has run, prefer the `spawn` or
 `forkserver` start method over `fork` (JAX warns on fork); `DataLoader` workers do so by
 default."""
 import multiprocessing
@@ -42,5 +42,49 @@ def get_all_sharing_strategies():
     return _all_sharing_strategies
 
 
-def init_reductions():
-    """Mirrors `torch.multiprocessing.init_reductions` (tensors pickle by themselves)."""
+from .reductions import init_reductions  # noqa: E402
+
+init_reductions()
+
+
+class Process(multiprocessing.Process):
+    """Mirrors `torch.multiprocessing.Process` (Python's, of the default context). Divergence:
+    where the start method is `fork` and JAX's runtime is running in this process (a forked
+    child would deadlock in it), the process starts from torchlike's JAX-safe forkserver
+    instead, as under `forkserver`: the target and its arguments are pickled (tensors through
+    shared memory) and the main script runs again in the child as `__mp_main__`, so a script
+    needs the `if __name__ == "__main__":` guard, as on platforms without `fork`."""
+
+    @staticmethod
+    def _Popen(process_obj):
+        ctx = multiprocessing.context._default_context.get_context()
+        if ctx.get_start_method() == "fork" and _jax_running():
+            from ..utils.data._utils.context import worker_context
+            ctx = worker_context()
+        return ctx.Process._Popen(process_obj)
+
+
+def _jax_running():
+    from jax._src import xla_bridge
+    return bool(xla_bridge._backends)
+
+
+def _shareable(name):
+    """The default context's `name` (Lock, Queue...), made so that it also works in a process
+    `Process` starts from the forkserver: under `fork`, the forkserver context's (a `fork`
+    context's semaphores cannot reach such a process; its objects work in forked ones too)."""
+    def make(*args, **kwargs):
+        ctx = multiprocessing.context._default_context.get_context()
+        if ctx.get_start_method() == "fork" and \
+                "forkserver" in multiprocessing.get_all_start_methods():
+            ctx = multiprocessing.get_context("forkserver")
+        return getattr(ctx, name)(*args, **kwargs)
+    make.__name__ = make.__qualname__ = name
+    make.__doc__ = f"Mirrors `torch.multiprocessing.{name}` (see `_shareable`)."
+    return make
+
+
+for _name in ("Lock", "RLock", "Semaphore", "BoundedSemaphore", "Condition", "Event", "Barrier",
+              "Queue", "JoinableQueue", "SimpleQueue", "Value", "Array"):
+    globals()[_name] = _shareable(_name)
+del _name
