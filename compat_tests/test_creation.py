@@ -298,3 +298,49 @@ def test_linspace_values(args):
     # within an ulp or so: PyTorch's vectorised kernel rounds lane by lane
     check(lambda torch: torch.linspace(*args))
     check(lambda torch: torch.linspace(*args, dtype=torch.float64))
+
+
+# PyTorch's argument parser on linspace/logspace: `steps` is an int (or a 0-dim integer tensor),
+# `start`/`end` Tensors or Numbers; anything else matches none of their overloads
+SPACE_ARGS = [
+    'torch.linspace(0, 1., 1.5)',
+    'torch.linspace(0, 1., steps=1.5)',
+    'torch.linspace(0, 1., 2.0, dtype=torch.float64)',
+    'torch.linspace(0, 1., steps=1.5, dtype=torch.float64, device="cpu", requires_grad=True)',
+    'torch.linspace(start=0, end=1., steps=1.5)',
+    'torch.linspace(0, 1., np.float64(2))',
+    'torch.linspace(torch.tensor(0.), 1., 2.0)',
+    'torch.linspace(0, 1., True)',
+    'torch.linspace(0, 1., None)',
+    'torch.linspace(0, 1., torch.tensor([3]))',
+    'torch.linspace(0, 1., torch.tensor(3))',
+    'torch.linspace(0, 1., np.int64(3))',
+    'torch.linspace("a", 1., 3)',
+    'torch.linspace(None, 1., 3)',
+    'torch.linspace(True, 1., 3)',
+    'torch.linspace(0, 1., 3, 4)',
+    'torch.linspace(0, 1., 3, steps=3)',
+    'torch.linspace(0, 1., 3, foo=4)',
+    'torch.linspace(0, 1.)',
+    'torch.linspace(0, 1., 3, out=[])',
+    'torch.linspace(0, 1., 1.5, dtype=None)',
+    'torch.linspace(0, 1, 2, dtype=np.float32)',
+    'torch.linspace(0, 1, 2, dtype=float)',
+    'torch.linspace(0, 1, 3, pin_memory=False)',
+    'torch.linspace(torch.ones(1), torch.ones(1, 1), 3)',
+    'torch.linspace(0., torch.ones(1, 1), -3)',
+    'torch.logspace(0, 1., 1.5)',
+    'torch.logspace(0, 1., 1.5, 2)',
+    'torch.logspace(0, 1., 1.5, out=torch.empty(0))',
+    'torch.logspace(0, 1., 3, 2j)',
+    'torch.logspace(0, 1., 3, torch.tensor(2.))',
+    'torch.logspace(0, 1., torch.tensor(3), base=np.float32(2.))',
+    'torch.logspace(0, 1., -1)',
+    'torch.logspace(torch.tensor([0.]), 1., 3)',
+    'torch.arange(0, 1., 1.5)',
+]
+
+
+@pytest.mark.parametrize("expr", SPACE_ARGS)
+def test_space_argument_types(expr):
+    check(eval("lambda torch: " + expr))

@@ -4,7 +4,6 @@ import pytest
 
 from harness import check
 
-import torchlike
 from torchlike._ops.registry import OPS
 
 
@@ -254,3 +253,36 @@ def test_every_linalg_row_covered():
     missing = [n for n in names if n not in text]
     assert not missing, missing
 
+
+
+# torch.norm's string orders: "fro" over at most two dims is the vector 2-norm, anything else a
+# matrix norm (checked as linalg.matrix_norm checks: order, input, dims, then dtype)
+NORM_ROUTES = [
+    "torch.norm(x4, p='fro', dim=[1, 2, 3])", "x4.norm('fro', (0, 1, 2, 3), keepdim=True)",
+    "torch.norm(x4, 'fro', [1, 2, 3], dtype=torch.float64)", "torch.norm(x4, 'fro', [1, 2])",
+    "torch.norm(x4, 'fro', 1)", "torch.norm(x4, 'fro', [1])", "torch.norm(x4, 'fro', [])",
+    "torch.norm(x4, 'fro')", "torch.norm(x4, 'nuc', [1, 2, 3])", "torch.norm(x4, 'nuc', [1])",
+    "torch.norm(x4, 'nuc', [0, 3], keepdim=True)", "torch.norm(x4, 'nuc')",
+    "torch.norm(a, 'nuc')", "torch.norm(v, 'nuc')", "torch.norm(x4, 'nuc', (1, -3))",
+    "torch.norm(x4, 'abc')", "torch.norm(x4, 'abc', [1, 2])", "torch.norm(x4, None)",
+    "torch.norm(x4, None, [1, 2, 3])", "torch.norm(a.half(), 'nuc')",
+    "torch.norm(x4.half(), 'fro', [1, 2, 3])", "torch.norm(a.long(), 'fro', [0, 1, 1])",
+    "torch.norm(a.cfloat(), 'nuc', dtype=torch.float32)",
+    "torch.linalg.matrix_norm(a, 'fro', (0, 0))", "torch.linalg.matrix_norm(a, 2, (1, -1))",
+    "torch.linalg.matrix_norm(a, 'abc', (0,))", "torch.linalg.matrix_norm(a, 3.0, (0, 5))",
+    "torch.linalg.matrix_norm(a.half(), 'nuc', (0,))", "torch.linalg.matrix_norm(a.half(), 1)",
+    "torch.linalg.matrix_norm(a.bfloat16(), -2)", "torch.linalg.matrix_norm(a, dtype=torch.half)",
+    "torch.linalg.matrix_norm(a, 'nuc', dtype=torch.long)",
+    "torch.linalg.matrix_norm(a, dtype=torch.complex64)",
+    "torch.linalg.matrix_norm(a.cfloat(), 1, dtype=torch.complex128)",
+    "torch.linalg.norm(a.half(), 2)", "torch.linalg.cond(a, 3.0)",
+]
+
+
+@pytest.mark.parametrize("expr", NORM_ROUTES)
+def test_norm_routes(expr):
+    def f(torch):
+        env = _env(torch)
+        env["x4"] = _r(torch, (2, 3, 4, 5), seed=10)
+        return eval(expr, env)
+    check(f)

@@ -346,3 +346,40 @@ def test_device_suffix(n):
     t = torchlike.arange(float(n))
     t._st.device = torchlike.device("cuda", 0)
     assert repr(t) == expected
+
+
+# meta tensors have no values: PyTorch prints `...` and the size (and any non-default dtype)
+META_CASES = {
+    "1d": lambda torch: torch.ones(2, device="meta"),
+    "0d": lambda torch: torch.tensor(3., device="meta"),
+    "0d_int": lambda torch: torch.tensor(3, device="meta"),
+    "empty": lambda torch: torch.empty(0, device="meta"),
+    "empty_2d": lambda torch: torch.empty(2, 0, device="meta"),
+    "int64": lambda torch: torch.ones(2, 3, dtype=torch.int64, device="meta"),
+    "int32_empty": lambda torch: torch.empty(0, dtype=torch.int32, device="meta"),
+    "bool": lambda torch: torch.ones(2, dtype=torch.bool, device="meta"),
+    "float64": lambda torch: torch.ones(2, dtype=torch.float64, device="meta"),
+    "complex64": lambda torch: torch.ones(2, dtype=torch.complex64, device="meta"),
+    "large": lambda torch: torch.ones(100, 100, device="meta"),
+    "requires_grad": lambda torch: torch.ones(2, device="meta", requires_grad=True),
+    "grad_fn": lambda torch: torch.ones(2, device="meta", requires_grad=True) * 2,
+    "parameter": lambda torch: torch.nn.Parameter(torch.ones(2, device="meta")),
+    "view": lambda torch: torch.ones(2, 3, device="meta").t(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(META_CASES))
+def test_repr_meta(name):
+    same_repr(META_CASES[name])
+
+
+def test_repr_meta_printoptions_and_default_dtype():
+    def f(torch):
+        torch.set_printoptions(edgeitems=0)
+        a = repr(torch.ones(2, device="meta"))
+        torch.set_printoptions(profile="default")
+        torch.set_default_dtype(torch.float64)
+        return [a, repr(torch.ones(2, device="meta")),
+                repr(torch.ones(2, dtype=torch.float32, device="meta")),
+                str(torch.zeros(3, device="meta"))]
+    check(f)

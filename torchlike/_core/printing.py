@@ -309,7 +309,12 @@ def tensor_repr(t, tensor_contents=None):
     for s in size:
         numel *= s
 
-    if numel == 0:
+    if t.device.type == "meta":   # no values to print: the size stands for them
+        suffixes.append("size=" + str(size))
+        if d is not default:
+            suffixes.append("dtype=torch." + d.name)
+        tensor_str = "..."
+    elif numel == 0:
         if len(size) != 1:
             suffixes.append("size=" + str(size))
         if d is not default:

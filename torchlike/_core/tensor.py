@@ -18,6 +18,11 @@ from .storage import Storage, TypedStorage, UntypedStorage, fill
 
 _object_new = object.__new__
 
+_DEEPCOPY_NON_LEAF = (
+    "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at "
+    "the moment.  If you were attempting to deepcopy a module, this may be because of a "
+    "torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001")
+
 
 class _TensorMeta(type):
     """Tensor classes print under PyTorch's names: `<class 'torch.Tensor'>`,
@@ -356,6 +361,8 @@ class Tensor(metaclass=_TensorMeta):
     def __deepcopy__(self, memo):
         if id(self) in memo:
             return memo[id(self)]
+        if not self.is_leaf:
+            raise RuntimeError(_DEEPCOPY_NON_LEAF)
         new = self.clone().detach() if type(self) is Tensor else self._deepcopy_subclass(memo)
         if self._requires_grad:
             new.requires_grad_(True)
@@ -368,11 +375,7 @@ class Tensor(metaclass=_TensorMeta):
         # PyTorch's default: only a graph leaf, into what `new_empty` gives (dispatched), which
         # must be of this subclass
         if not self.is_leaf:
-            raise RuntimeError(
-                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
-                "protocol at the moment.  If you were attempting to deepcopy a module, this may "
-                "be because of a torch.nn.utils.weight_norm usage, see "
-                "https://github.com/pytorch/pytorch/pull/103001")
+            raise RuntimeError(_DEEPCOPY_NON_LEAF)
         new = self.new_empty([])
         if type(new) is not type(self):
             raise RuntimeError(

@@ -24,7 +24,7 @@ from .._core.size import Size
 from .._core.storage import Storage, TypedStorage, UntypedStorage
 from .._core import buckets, programs
 from .._core.tensor import Tensor, _new, wrap
-from .registry import publish, FUNCTIONS, METHODS, OPS
+from .registry import publish, takes_dtype
 
 
 def _register(fn, name=None, method=False, function=True):
@@ -674,11 +674,97 @@ def _linspace_np(start, end, steps, npdt):
     return out.astype(npdt)
 
 
-@_register
+# ---- PyTorch's argument parser on linspace/logspace: their overloads (Tensor or Number start
+# and end, an int `steps`), and the TypeError a call matching none raises
+
+_SPACE_KWONLY = ("out", "dtype", "layout", "device", "pin_memory", "requires_grad")
+
+
+def _parser_name(v):
+    """The type name PyTorch's argument parser prints for `v`."""
+    if isinstance(v, Tensor):
+        return "Tensor"
+    t = type(v)
+    root = t.__module__.split(".")[0]
+    if root in ("torch", "torchlike"):
+        return "torch." + t.__name__
+    return f"numpy.{t.__name__}" if root == "numpy" else t.__name__
+
+
+def _space_arg_ok(name, v):
+    if name in ("start", "end"):
+        return isinstance(v, (Tensor, builtins.bool, int, float, builtins.complex, np.number,
+                              np.bool_))
+    if name == "steps":   # an int, or a 0-dim integer tensor
+        if isinstance(v, Tensor):
+            return v.dim() == 0 and v.dtype.category == 1
+        return isinstance(v, (int, np.integer)) and not isinstance(v, builtins.bool)
+    if name == "base":    # a real number
+        return isinstance(v, (Tensor, builtins.bool, int, float, np.integer, np.floating,
+                              np.bool_))
+    if name == "out":
+        return v is None or isinstance(v, Tensor)
+    if name == "dtype":   # (as `takes_dtype`: Python's number types stand for dtypes)
+        return v is None or isinstance(v, dt.dtype) or \
+            v in (builtins.bool, int, float, builtins.complex)
+    return True
+
+
+def _scalar_ends(name, start, end):
+    """PyTorch's check that tensor `start`/`end` are 0-dim."""
+    bad = [f"{n} with {v.dim()} dimension(s)" for n, v in (("start", start), ("end", end))
+           if isinstance(v, Tensor) and v.dim() != 0]
+    if bad:
+        raise RuntimeError(f"{name} only supports 0-dimensional start and end tensors, but got "
+                           + " and ".join(bad) + ".")
+
+
+def _space_checked(impl, params, forms):
+    """`impl` (linspace or logspace, positional `params`) taking what PyTorch's parser takes,
+    else raising its TypeError. (Its keywords are listed in the reverse of the call's order,
+    which is PyTorch's for most calls: its order comes from a C++ hash map.)"""
+    name = impl.__name__
+    known = set(params) | set(_SPACE_KWONLY)
+
+    def bad(args, kwargs):
+        if len(args) > len(params) or not known.issuperset(kwargs):
+            return True
+        given = dict(zip(params, args))
+        for k, v in kwargs.items():
+            if k in given:
+                return True
+            given[k] = v
+        if any(p not in given for p in params[:3]):
+            return True
+        return not all(_space_arg_ok(k, v) for k, v in given.items())
+
+    @functools.wraps(impl)
+    def checked(*args, **kwargs):
+        if bad(args, kwargs):
+            pos = ", ".join(_parser_name(a) for a in args)
+            kw = [f"{k}={_parser_name(v)}" for k, v in reversed(kwargs.items())]
+            got = pos + "".join(", " + k for k in kw) if args else "".join(k + ", " for k in kw)
+            raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                            f"({got}), but expected one of:\n{forms}")
+        return impl(*args, **kwargs)
+    return checked
+
+
+def _space_forms(extra):
+    return "".join(
+        f" * ({s} start, {e} end, int steps, {extra}*, Tensor out = None, torch.dtype dtype = "
+        "None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
+        "bool requires_grad = False)\n"
+        for s, e in (("Tensor", "Tensor"), ("Number", "Tensor"), ("Tensor", "Number"),
+                     ("Number", "Number")))
+
+
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
-             requires_grad=False):
+             requires_grad=False, pin_memory=False):
     """Mirrors `torch.linspace`."""
+    _scalar_ends("linspace", start, end)
     start, end = _num(start), _num(end)
+    steps = int(steps)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     dtype = dtype or (dt.default_complex() if isinstance(start, builtins.complex) or
@@ -689,16 +775,26 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     return _out_or(from_np(a, dtype, device, requires_grad), out)
 
 
-@_register
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
-             requires_grad=False):
+             requires_grad=False, pin_memory=False):
     """Mirrors `torch.logspace`."""
+    _scalar_ends("logspace", start, end)
+    steps = int(steps)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
     dtype = dtype or dt.get_default_dtype()
     if dtype is dt.bool_:
         raise NotImplementedError("\"logspace_cpu\" not implemented for 'Bool'")
     exps = _linspace_np(_num(start), _num(end), steps, np.float64) if steps else np.zeros(0)
-    a = np.power(base, exps).astype(dtype.np)
+    a = np.power(_num(base), exps).astype(dtype.np)
     return _out_or(from_np(a, dtype, device, requires_grad), out)
+
+
+# the parser's check comes first, then the dtype normalised (see `takes_dtype`)
+linspace = publish(_space_checked(takes_dtype(linspace), ("start", "end", "steps"),
+                                  _space_forms("")), method=False)
+logspace = publish(_space_checked(takes_dtype(logspace), ("start", "end", "steps", "base"),
+                                  _space_forms("float base = 10.0, ")), method=False)
 
 
 @_register
@@ -748,8 +844,8 @@ def legacy_constructor(cls, args, kwargs, dtype=None):
             t = tensor(data, dtype=dtype, device=device)
             return t if cls is Tensor else t.as_subclass(cls)
     if args and isinstance(args[0], float):
-        raise TypeError(f"new(): argument 'size' must be tuple of ints, but found element of "
-                        f"type float at pos 0")
+        raise TypeError("new(): argument 'size' must be tuple of ints, but found element of "
+                        "type float at pos 0")
     size = _size_args(args) if args else (0,)
     t = _filled(size, 0, dtype, device, False)
     return t if cls is Tensor else t.as_subclass(cls)

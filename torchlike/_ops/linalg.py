@@ -339,8 +339,8 @@ def _einsum(equation, operands):
     eq = equation.replace(" ", "")
     lhs = eq.split("->")[0].split(",")
     if len(lhs) != len(operands):
-        raise RuntimeError(f"einsum(): more operands were provided than specified in the "
-                           f"equation" if len(operands) > len(lhs) else
+        raise RuntimeError("einsum(): more operands were provided than specified in the "
+                           "equation" if len(operands) > len(lhs) else
                            "einsum(): fewer operands were provided than specified in the "
                            "equation")
     seen = {}
@@ -465,7 +465,7 @@ def _cross_impl(a, b, d, name="linalg.cross"):
     return jnp.cross(a, b, axis=d)
 
 
-@op(tensors=("input", "other"), promote=None, family=F)
+@op(tensors=("input", "other"), promote=None, family=F, ints=("dim",))
 def cross(input, other, dim=None):
     if dim is None:
         warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease "
@@ -479,7 +479,8 @@ def cross(input, other, dim=None):
     return _cross_impl(input, other, dim)
 
 
-@op("linalg_cross", tensors=("input", "other"), promote=None, method=False, family=F)
+@op("linalg_cross", tensors=("input", "other"), promote=None, method=False, family=F,
+    ints=("dim",))
 def linalg_cross(input, other, *, dim=-1):
     return _cross_impl(input, other, dim)
 
@@ -866,12 +867,12 @@ def _matrix_power(A, n):
     return result
 
 
-@op(family=F, promote=None)
+@op(family=F, promote=None, ints=("n",))
 def matrix_power(input, n):
     return _matrix_power(input, operator.index(n))
 
 
-@op("linalg_matrix_power", method=False, family=F, promote=None)
+@op("linalg_matrix_power", method=False, family=F, promote=None, ints=("n",))
 def linalg_matrix_power(A, n):
     return _matrix_power(A, operator.index(n))
 
@@ -893,7 +894,7 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
     vec = B.ndim == A.ndim - 1
     b = B[..., None] if vec else B
     if A.shape[-2] != b.shape[-2]:
-        raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+        raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
     batch = broadcast_shapes_checked([A.shape[:-2], b.shape[:-2]])
     Ab = jnp.broadcast_to(A, batch + A.shape[-2:])
     bb = jnp.broadcast_to(b, batch + b.shape[-2:])
@@ -940,19 +941,54 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     return _vector_norm(x, ord, dim, keepdim, dtype)
 
 
+_MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
+
+
+def _ord_str(ord):
+    """An order as PyTorch's messages print it (a C++ double: 3.0 as "3")."""
+    if isinstance(ord, float) and ord.is_integer():
+        return str(int(ord))
+    return str(ord)
+
+
+def _check_norm_dtype(x, dtype, name):
+    """PyTorch's checks of a norm's `dtype=` against its input's dtype."""
+    if dtype is None:
+        return
+    src = dt._BY_NP[np.dtype(x.dtype)]
+    if not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError(f"{name}: dtype should be floating point or complex, but got "
+                           f"{short_name(dtype)}")
+    if src.is_complex != dtype.is_complex:
+        kind = "complex" if src.is_complex else "real"
+        raise RuntimeError(f"{name}: dtype should be {kind} for {kind} inputs, but got "
+                           f"{short_name(dtype)}")
+    if dt.promote_types(src, dtype) is not dtype:
+        raise RuntimeError(f"{name}: the dtype of the input ({short_name(src)}) should be "
+                           f"convertible without narrowing to the specified dtype "
+                           f"({short_name(dtype)})")
+
+
 def _matrix_norm(A, ord, dim, keepdim, dtype):
-    if dtype is not None:
-        A = A.astype(dtype.np)
+    # PyTorch's order of checks: the order, the input, the dims, then `dtype`
+    if ord not in _MATRIX_ORDS:
+        raise RuntimeError(f"linalg.matrix_norm: Order {_ord_str(ord)} not supported.")
     if A.ndim < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
                            "dimensions.")
     _need_float(A, "linalg.matrix_norm")
+    if ord in ("nuc", 2, -2) and A.dtype in (jnp.float16, jnp.bfloat16):   # by singular values
+        raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. Got "
+                           f"{_nm(A)}")
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     if len(dims) != 2:
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dims))}")
     d0, d1 = _wrap_dim(dims[0], A.ndim), _wrap_dim(dims[1], A.ndim)
-    if ord not in ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf):
-        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if d0 == d1:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({d0}, {d1})")
+    _check_norm_dtype(A, dtype, "linalg.matrix_norm")
+    if dtype is not None:
+        A = A.astype(dtype.np)
     a = _gf.abs(A)
     rd = a.dtype
     a = opmath(a)
@@ -979,6 +1015,11 @@ def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None)
     return _matrix_norm(A, ord, dim, keepdim, dtype)
 
 
+# the norms see float16/bfloat16 themselves (PyTorch's singular-value ones reject them) and
+# accumulate in float32 on their own (`opmath`)
+OPS["linalg_matrix_norm"].opmath = False
+
+
 @op("linalg_norm", method=False, family=F, promote=None)
 def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     if dim is not None and not isinstance(dim, int) and len(dim) == 2 or \
@@ -994,7 +1035,11 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     return _vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype)
 
 
-@op("linalg_vecdot", tensors=("x", "y"), method=False, family=F, promote=None)
+OPS["linalg_norm"].opmath = False   # as linalg_matrix_norm's
+
+
+@op("linalg_vecdot", tensors=("x", "y"), method=False, family=F, promote=None,
+    ints=("dim",))
 def linalg_vecdot(x, y, *, dim=-1):
     _need_float(x, "linalg.vecdot")
     if x.dtype != y.dtype:
@@ -1110,7 +1155,7 @@ def linalg_cond(A, p=None):
     """Mirrors `torch.linalg.cond`: the ratio of singular values (p None/2/-2), else
     norm(A) * norm(inv(A)) (inf for singular matrices)."""
     if p not in _COND_ORDS:
-        raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {_ord_str(p)}")
     if A.ndim < 2:
         raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
     if p in (None, 2, -2):

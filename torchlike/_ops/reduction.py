@@ -12,7 +12,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
-from jax.scipy import special as jsp
 
 from . import gradfix as _gf
 from .. import return_types as rt
@@ -363,7 +362,7 @@ _amax_row("amax", True)
 _amax_row("amin", False)
 
 
-@op(promote=None, family=F, returns=rt.aminmax)
+@op(promote=None, family=F, returns=rt.aminmax, ints=("dim",))
 def aminmax(input, *, dim=None, keepdim=False):
     if _cat(input) == 3:
         raise _not_impl("aminmax_cpu", input)
@@ -402,7 +401,8 @@ def _argmax_row(name, largest):
         _nonempty(input, (d,), name, True)
         return _arg_ext(input, d, largest, keepdims=keepdim)
     impl.__name__ = name
-    return op(name, promote=None, family=F, bucket="argmax" if largest else "argmin")(impl)
+    return op(name, promote=None, family=F, bucket="argmax" if largest else "argmin",
+              ints=("dim",))(impl)
 
 
 _argmax_row("argmax", True)
@@ -432,38 +432,28 @@ def count_nonzero(input, dim=None):
 
 @op(promote=None, family=F)
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    # as PyTorch's `torch.norm`: an order that is a string is a matrix norm (over `dim`, else
+    # every dim), except "fro" over at most two dims, which is the vector 2-norm
+    if isinstance(p, str) and not (p == "fro" and (dim is None or isinstance(dim, int) or
+                                                   len(dim) <= 2)):
+        from .linalg import _matrix_norm
+        return _matrix_norm(input, p, tuple(range(input.ndim)) if dim is None else dim,
+                            keepdim, dtype)
     if _cat(input) < 2:
-        kind = "matrix" if p == "nuc" else "vector"
-        raise RuntimeError(f"linalg.{kind}_norm: Expected a floating point or complex tensor as "
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {short_name(_tdt(input))}")
     if dtype is not None and _cat(input) == 3 and not dtype.is_complex:
         raise RuntimeError("linalg.vector_norm: dtype should be complex for complex inputs, but "
                            f"got {short_name(dtype)}")
     x = input if dtype is None else input.astype(dtype.np)
-    if isinstance(p, str):
-        if p == "nuc":
-            if dim is None:
-                dims = tuple(range(x.ndim))
-            elif isinstance(dim, (tuple, list)):
-                dims = tuple(dim)
-            else:
-                dims = (dim,)
-            if len(dims) != 2:
-                raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
-                                   + " ".join(str(d) for d in dims))
-            a, b = (_wrap_dim(_int(d), x.ndim) for d in dims)
-            m = jnp.moveaxis(x, (a, b), (-2, -1))
-            r = jnp.sum(jnp.linalg.svd(m, compute_uv=False), axis=-1)
-            if keepdim:
-                for d in sorted((a, b)):
-                    r = jnp.expand_dims(r, d)
-            return r.astype(_tdt(x).to_real().np)
-        if p != "fro":
-            raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+    if isinstance(p, str) or p is None:
         p = 2
     axes = _axes(dim, x.ndim)
     a = _gf.abs(x)
     return p_norm(opmath(a), p, axes, keepdim).astype(a.dtype)
+
+
+OPS["norm"].opmath = False   # its matrix norms see float16/bfloat16 (see `linalg._matrix_norm`)
 
 
 def opmath(a):
@@ -517,7 +507,7 @@ def _softmax_row(name, log):
             return r.reshape(())
         return (jax.nn.log_softmax if log else jax.nn.softmax)(x, axis=d)
     impl.__name__ = name
-    return op(name, promote=None, family=F, bucket="softmax")(impl)
+    return op(name, promote=None, family=F, bucket="softmax", ints=("dim",))(impl)
 
 
 _softmax_row("softmax", False)
@@ -539,7 +529,7 @@ def _cum_row(name, f):
                                                                     axis=d).astype(jnp.bool_)
         return f(x, axis=d, dtype=x.dtype)
     impl.__name__ = name
-    return op(name, promote=None, family=F, inplace=True)(impl)
+    return op(name, promote=None, family=F, inplace=True, ints=("dim",))(impl)
 
 
 _cum_row("cumsum", jnp.cumsum)
@@ -567,14 +557,14 @@ def _cumext_row(name, largest):
         v, i = lax.associative_scan(comb, (k, idx), axis=d)
         return v.astype(input.dtype), i
     impl.__name__ = name
-    return op(name, promote=None, family=F, returns=getattr(rt, name))(impl)
+    return op(name, promote=None, family=F, returns=getattr(rt, name), ints=("dim",))(impl)
 
 
 _cumext_row("cummax", True)
 _cumext_row("cummin", False)
 
 
-@op(promote=None, family=F)
+@op(promote=None, family=F, ints=("dim",))
 def logcumsumexp(input, dim):
     if _cat(input) < 2:
         raise _not_impl("logcumsumexp_out_cpu", input)
@@ -619,7 +609,7 @@ def msort(input):
     return _sort(input, 0)[0]
 
 
-@op(promote=None, family=F, returns=rt.topk)
+@op(promote=None, family=F, returns=rt.topk, ints=("k", "dim"))
 def topk(input, k, dim=-1, largest=True, sorted=True):
     d = _one_dim(dim, input.ndim)
     n = input.shape[d] if d is not None else 1
@@ -634,7 +624,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     return lax.slice_in_dim(v, 0, k, axis=d), lax.slice_in_dim(i, 0, k, axis=d)
 
 
-@op(promote=None, family=F, returns=rt.kthvalue)
+@op(promote=None, family=F, returns=rt.kthvalue, ints=("k", "dim"))
 def kthvalue(input, k, dim=-1, keepdim=False):
     d = _one_dim(dim, input.ndim)
     n = input.shape[d] if d is not None else 1
@@ -704,7 +694,7 @@ _median_row("median", False)
 _median_row("nanmedian", True)
 
 
-@op(promote=None, family=F, returns=rt.mode)
+@op(promote=None, family=F, returns=rt.mode, ints=("dim",))
 def mode(input, dim=-1, keepdim=False):
     if _cat(input) == 3:
         raise _not_impl("mode_cpu", input)
@@ -799,21 +789,21 @@ def _quantile_front(name, ignore_nan):
 
     def fn(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
         if input.dtype not in (dt.float32, dt.float64):
-            raise RuntimeError(f"quantile() input tensor must be either float or double dtype")
+            raise RuntimeError("quantile() input tensor must be either float or double dtype")
         if isinstance(q, Tensor):
             if q.dim() > 1:
-                raise RuntimeError(f"quantile() q must be a scalar or 1D tensor")
+                raise RuntimeError("quantile() q must be a scalar or 1D tensor")
             if q.dtype is not input.dtype:
-                raise RuntimeError(f"quantile() q tensor must be same dtype as the input tensor")
+                raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
         if input.numel() == 0:
-            raise RuntimeError(f"quantile() input tensor must be non-empty")
+            raise RuntimeError("quantile() input tensor must be non-empty")
         if interpolation not in _INTERP:
             raise RuntimeError(f"quantile() interpolation must be one of linear, lower, higher, "
                                f"midpoint or nearest, but got {interpolation}")
         if isinstance(q, Tensor):
             qa = np.asarray(q._value())
             if not np.all((qa >= 0) & (qa <= 1)):
-                raise RuntimeError(f"quantile() q values must be in the range [0, 1]")
+                raise RuntimeError("quantile() q values must be in the range [0, 1]")
             vec = q.dim() == 1
         else:
             if not 0 <= q <= 1:
@@ -833,7 +823,7 @@ nanquantile = _quantile_front("nanquantile", True)
 
 # ---- histograms --------------------------------------------------------------------------------
 
-@op(promote=None, family=F, differentiable=False)
+@op(promote=None, family=F, differentiable=False, ints=("bins",))
 def histc(input, bins=100, min=0, max=0):
     if _cat(input) != 2:
         kernel = {0: "linspace_cpu", 3: "aminmax_cpu" if min == max else "histogram_cpu"}

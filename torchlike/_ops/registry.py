@@ -15,7 +15,7 @@ kernel, so it costs nothing on later calls.
 import functools
 import inspect
 import math
-import numbers
+import operator
 import sys
 import types
 import weakref
@@ -910,7 +910,7 @@ def op(name=None, *, pointwise=False, promote="default", tensors=None, lists=(),
        promoted=None, method=True, function=True, inplace=False, out=True, dunders=None,
        aliases=(), method_only_aliases=(), returns=None, family="misc", differentiable=True,
        nondiff_outputs=(), check=None, divisor=None, divisor_when=None, bucket=None,
-       devices=None):
+       devices=None, ints=(), int_lists=None):
     """Register a pure JAX function as a torch op (one op-table row).
 
     `tensors` name the parameters that take tensors (or Python numbers, promoted as PyTorch's
@@ -928,6 +928,10 @@ def op(name=None, *, pointwise=False, promote="default", tensors=None, lists=(),
     `devices`: (PyTorch's wrapper name, {parameter: PyTorch's argument name}), or a function of
     the arguments giving it, for a kernel whose operands PyTorch checks argument by argument
     (see `device_rules`); elementwise rows leave it None.
+    `ints` name the parameters PyTorch's schema types `int` (`int?` where the default is None)
+    and `int_lists` maps those it types `int[N]` to N (0: no single int stands for a list): a
+    bool, float, ... there raises the TypeError of PyTorch's argument parser (see
+    `check_int_args`).
     """
     def register(impl):
         row = Op()
@@ -965,8 +969,129 @@ def op(name=None, *, pointwise=False, promote="default", tensors=None, lists=(),
         OPS[row.name] = row
         _generate(row, method, function, inplace, out, dunders or {}, aliases,
                   method_only_aliases)
+        if ints or int_lists:
+            check_int_args(row.name, ints, int_lists or {})
         return impl
     return register
+
+
+# ---- PyTorch's argument parser on `int` / `int[]` parameters ----------------------------------
+
+def _tp_name(v):
+    t = type(v)
+    return f"numpy.{t.__name__}" if t.__module__ == "numpy" else t.__name__
+
+
+def _is_int(v):
+    """Whether PyTorch's parser takes `v` for an `int`: an int (not a bool), a NumPy integer,
+    a one-element integer tensor, or what has `__index__`."""
+    if isinstance(v, (bool, np.bool_)):
+        return False
+    if isinstance(v, (int, np.integer)):
+        return True
+    if isinstance(v, Tensor):
+        return v.numel() == 1 and not (v.dtype.is_floating_point or v.dtype.is_complex)
+    return not isinstance(v, (float, complex, np.inexact, str)) and \
+        hasattr(type(v), "__index__")
+
+
+def _as_int(v):
+    return int(v.item()) if isinstance(v, Tensor) else operator.index(v)
+
+
+def _int_arg(fname, name, v, pos, size):
+    """`v` given to `int` (`size` None) or `int[size]` parameter `name` (`pos`: its position,
+    None for a keyword) as PyTorch's parser takes it (ints for NumPy integers, one-element
+    tensors, ...), or its TypeError."""
+    where = f"argument '{name}'" + (f" (position {pos})" if pos is not None else "")
+    if size is None:
+        if _is_int(v):
+            return _as_int(v)
+        raise TypeError(f"{fname}(): {where} must be int, not {_tp_name(v)}")
+    if isinstance(v, (list, tuple)):
+        if v and not _is_int(v[0]):
+            raise TypeError(f"{fname}(): {where} must be tuple of ints, but found element of "
+                            f"type {_tp_name(v[0])} at pos 0")
+        for i, e in enumerate(v[1:], 2):   # later elements are unpacked as indices (bools too)
+            if not (isinstance(e, (bool, np.bool_)) or _is_int(e)):
+                raise TypeError(f"{fname}(): argument '{name}' failed to unpack the object at "
+                                f"pos {i} with error \"type must be tuple of ints,but got "
+                                f"{_tp_name(e)}\"")
+        return v if all(type(e) is int for e in v) else tuple(_as_int(e) for e in v)
+    if size and _is_int(v):
+        return _as_int(v)
+    raise TypeError(f"{fname}(): {where} must be tuple of ints, not {_tp_name(v)}")
+
+
+def check_int_args(name, ints=(), int_lists=None):
+    """Wrap row `name`'s function, method and in-place variants (under every alias) so that
+    its `int` parameters `ints` and `int[N]` parameters `int_lists` ({name: N}) take what
+    PyTorch's argument parser takes (as Python ints); anything else raises its TypeError,
+    before dispatch. A parameter defaulting to None (`int?`) also takes None."""
+    row = OPS[name]
+    sizes = dict.fromkeys(ints, None)
+    sizes.update(int_lists or {})
+    params = inspect.signature(row.impl).parameters
+    checks = tuple((i, n, sizes[n], params[n].default is None)
+                   for i, n in enumerate(row.names) if n in sizes)
+
+    def make(fn, fname, method):
+        def convert(args, kwargs):
+            new_args = new_kwargs = None
+            for i, n, size, optional in checks:
+                if i < len(args):
+                    v = args[i]
+                elif n in kwargs:
+                    v = kwargs[n]
+                else:
+                    continue
+                if type(v) is int or v is None and optional or \
+                        type(v) is tuple and size is not None and \
+                        all(type(e) is int for e in v):
+                    continue
+                if i < len(args):
+                    new_args = new_args or list(args)
+                    new_args[i] = _int_arg(fname, n, v, i if method else i + 1, size)
+                else:
+                    new_kwargs = new_kwargs or dict(kwargs)
+                    new_kwargs[n] = _int_arg(fname, n, v, None, size)
+            return (args if new_args is None else tuple(new_args),
+                    kwargs if new_kwargs is None else new_kwargs)
+        w = frames.define(source, {"fn": fn, "convert": convert}, "with_int_args")
+        w.__name__, w.__qualname__, w.__doc__ = fname, fname, fn.__doc__
+        return w
+    source = _INT_ARGS_WRAPPER.format(_int_args_suspect(checks))
+    names = (row.name,) + tuple(row.aliases)
+    for table, method in ((FUNCTIONS, False), (METHODS, True)):
+        for k in names:
+            for n in (k, k + "_"):
+                if n in table:
+                    table[n] = make(table[n], n, method)
+
+
+def _int_args_suspect(checks):
+    """Source of the wrapper's test for arguments that need `convert` (anything but plain ints
+    where ints go, and None where that is the default): a few type checks, no call."""
+    conds = []
+    for i, n, size, optional in checks:
+        if size is not None:   # a list of ints: always converted
+            return "True"
+        v, kv = f"args[{i}]", f"kwargs.get({n!r}, 0)"
+        conds.append(f"(n > {i} and " + (f"{v} is not None and " if optional else "") +
+                     f"type({v}) is not int)")
+        conds.append("(kwargs and " + (f"{kv} is not None and " if optional else "") +
+                     f"type({kv}) is not int)")
+    return " or ".join(conds)
+
+
+# invisible to `warnings` (see `frames`): a warning the op raises names the user's line
+_INT_ARGS_WRAPPER = """
+def with_int_args(*args, **kwargs):
+    n = len(args)
+    if {}:
+        args, kwargs = convert(args, kwargs)
+    return fn(*args, **kwargs)
+"""
 
 
 # NumPy spellings PyTorch's argument parser accepts for these parameters (`x.sum(axis=1)`)

@@ -16,7 +16,7 @@ from . import gradfix as _gf
 from .._core import dtype as dt
 from .._core.size import Size
 from .._core.tensor import Tensor, _wrap_dim
-from .registry import publish, METHODS, OPS, FUNCTIONS, broadcast_shapes_checked, call, op, short_name
+from .registry import publish, METHODS, OPS, broadcast_shapes_checked, call, op, short_name
 from .registry import numpy_names
 
 F = "shape"
@@ -172,7 +172,7 @@ for _n, _f in (("atleast_1d", atleast_1d), ("atleast_2d", atleast_2d),
 
 # ---- flips, rolls, rotations -------------------------------------------------------------------
 
-@op(promote=None, method=False, family=F)
+@op(promote=None, method=False, family=F, int_lists={"dims": 0})
 def flip(input, dims):
     if isinstance(dims, int):
         raise TypeError("flip(): argument 'dims' (position 2) must be tuple of ints, not int")
@@ -211,7 +211,7 @@ def flipud(input):
     return jnp.flip(input, axis=0)
 
 
-@op(promote=None, family=F)
+@op(promote=None, family=F, int_lists={"shifts": 1, "dims": 1})
 def roll(input, shifts, dims=None):
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
     if dims is None or (not isinstance(dims, int) and len(dims) == 0):
@@ -235,7 +235,7 @@ def roll(input, shifts, dims=None):
     return jnp.roll(input, shifts, axis=wd)
 
 
-@op(promote=None, family=F)
+@op(promote=None, family=F, ints=("k",), int_lists={"dims": 0})
 def rot90(input, k=1, dims=(0, 1)):
     dims = tuple(dims)
     n = input.ndim
@@ -471,7 +471,7 @@ def cartesian_prod(*tensors):
 _register("cartesian_prod", cartesian_prod, method=False)
 
 
-@op(promote=None, family=F)
+@op(promote=None, family=F, ints=("r",))
 def combinations(input, r=2, with_replacement=False):
     if input.ndim != 1:
         raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
@@ -487,21 +487,21 @@ def combinations(input, r=2, with_replacement=False):
 
 # ---- triangles and diagonals ---------------------------------------------------------------
 
-@op(promote=None, inplace=True, family=F)
+@op(promote=None, inplace=True, family=F, ints=("diagonal",))
 def tril(input, diagonal=0):
     if input.ndim < 2:
         raise RuntimeError("tril: input tensor must have at least 2 dimensions")
     return jnp.tril(input, diagonal)
 
 
-@op(promote=None, inplace=True, family=F)
+@op(promote=None, inplace=True, family=F, ints=("diagonal",))
 def triu(input, diagonal=0):
     if input.ndim < 2:
         raise RuntimeError("triu: input tensor must have at least 2 dimensions")
     return jnp.triu(input, diagonal)
 
 
-@op(promote=None, family=F)
+@op(promote=None, family=F, ints=("diagonal",))
 def diag(input, diagonal=0):
     if input.ndim not in (1, 2):
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
@@ -510,7 +510,7 @@ def diag(input, diagonal=0):
     return jnp.diagonal(input, diagonal)
 
 
-@op(promote=None, family=F)
+@op(promote=None, family=F, ints=("offset", "dim1", "dim2"))
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     n = input.ndim + 1
     d1, d2 = _wrap_dim(dim1, n), _wrap_dim(dim2, n)
@@ -531,7 +531,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     return jnp.transpose(out, perm)
 
 
-@op(promote=None, family=F)
+@op(promote=None, family=F, ints=("offset",))
 def diagflat(input, offset=0):
     return jnp.diag(input.reshape(-1), offset)
 
@@ -577,7 +577,7 @@ def trace(input):
     return jnp.sum(d, dtype=input.dtype)
 
 
-@op(promote=None, family=F)
+@op(promote=None, family=F, ints=("dim", "start", "length"))
 def narrow_copy(input, dim, start, length):
     n = input.ndim
     if n == 0:
@@ -596,7 +596,7 @@ def narrow_copy(input, dim, start, length):
 
 # ---- differences and searching ---------------------------------------------------------------
 
-@op(tensors=("input", "prepend", "append"), family=F)
+@op(tensors=("input", "prepend", "append"), family=F, ints=("n", "dim"))
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     if input.ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
