@@ -1,14 +1,13 @@
 """Constraints: objects saying where a parameter or a value may lie, with `check(value)` giving
 a boolean tensor over the batch. Reprs as PyTorch prints them."""
-import numbers
-
 import torchlike as _t
 
-__all__ = ["Constraint", "boolean", "dependent", "dependent_property", "greater_than",
-           "greater_than_eq", "half_open_interval", "independent", "integer_interval",
-           "interval", "is_dependent", "less_than", "nonnegative", "nonnegative_integer",
-           "one_hot", "positive", "positive_integer", "real", "real_vector", "simplex",
-           "unit_interval"]
+__all__ = ["Constraint", "boolean", "corr_cholesky", "dependent", "dependent_property",
+           "greater_than", "greater_than_eq", "half_open_interval", "independent",
+           "integer_interval", "interval", "is_dependent", "less_than", "lower_cholesky",
+           "lower_triangular", "multinomial", "nonnegative", "nonnegative_integer", "one_hot",
+           "positive", "positive_definite", "positive_integer", "positive_semidefinite", "real",
+           "real_vector", "simplex", "square", "symmetric", "unit_interval"]
 
 
 def _fmt(bound):
@@ -224,6 +223,83 @@ class _Simplex(Constraint):
         return nonneg & ((value.sum(-1) - 1).abs() < 1e-6)
 
 
+class _Multinomial(Constraint):
+    """Nonnegative counts summing to at most `upper_bound` (over the last dim)."""
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+
+    def check(self, x):
+        return (x >= 0).all(-1) & (x.sum(-1) <= self.upper_bound)
+
+
+# ---- matrices (event_dim 2) ------------------------------------------------------------
+
+def _all_entries(ok):
+    """all() over the two matrix dims."""
+    return ok.all(-1).all(-1)
+
+
+class _LowerTriangular(Constraint):
+    event_dim = 2
+
+    def check(self, value):
+        return _all_entries(value.tril() == value)
+
+
+class _LowerCholesky(Constraint):
+    """Lower triangular with a positive diagonal."""
+    event_dim = 2
+
+    def check(self, value):
+        lower = _all_entries(value.tril() == value)
+        return lower & (value.diagonal(dim1=-2, dim2=-1) > 0).all(-1)
+
+
+class _CorrCholesky(Constraint):
+    """A lower Cholesky factor whose rows have unit norm (of a correlation matrix)."""
+    event_dim = 2
+
+    def check(self, value):
+        tol = _t.finfo(value.dtype).eps * value.size(-1) * 10
+        norms = _t.linalg.norm(value.detach(), dim=-1)
+        return _LowerCholesky().check(value) & ((norms - 1.0).abs() <= tol).all(-1)
+
+
+class _Square(Constraint):
+    event_dim = 2
+
+    def check(self, value):
+        return _t.full(value.shape[:-2], value.shape[-2] == value.shape[-1], dtype=_t.bool,
+                       device=value.device)
+
+
+class _Symmetric(_Square):
+    def check(self, value):
+        square = super().check(value)
+        if not bool(square.all()):
+            return square
+        return _all_entries(_t.isclose(value, value.mT, atol=1e-6))
+
+
+class _PositiveSemidefinite(_Symmetric):
+    def check(self, value):
+        symmetric = super().check(value)
+        if not bool(symmetric.all()):
+            return symmetric
+        return (_t.linalg.eigvalsh(value) >= 0).all(-1)
+
+
+class _PositiveDefinite(_Symmetric):
+    def check(self, value):
+        symmetric = super().check(value)
+        if not bool(symmetric.all()):
+            return symmetric
+        return _t.linalg.cholesky_ex(value).info == 0
+
+
 dependent = _Dependent()
 independent = _IndependentConstraint
 boolean = _Boolean()
@@ -242,3 +318,11 @@ unit_interval = _Interval(0.0, 1.0)
 interval = _Interval
 half_open_interval = _HalfOpenInterval
 simplex = _Simplex()
+multinomial = _Multinomial
+lower_triangular = _LowerTriangular()
+lower_cholesky = _LowerCholesky()
+corr_cholesky = _CorrCholesky()
+square = _Square()
+symmetric = _Symmetric()
+positive_semidefinite = _PositiveSemidefinite()
+positive_definite = _PositiveDefinite()

@@ -43,8 +43,8 @@ class Exponential(Distribution):
 
     def rsample(self, sample_shape=_t.Size()):
         shape = self._extended_shape(sample_shape)
-        u = _t.rand(shape, dtype=self.rate.dtype, device=self.rate.device)
-        return -_t.log1p(-u) / self.rate  # u in [0, 1): the draw is finite
+        return _t.empty(shape, dtype=self.rate.dtype, device=self.rate.device).exponential_() \
+            / self.rate
 
     def log_prob(self, value):
         self._maybe_validate(value)
