@@ -188,3 +188,26 @@ def test_every_op_row_name_is_unique():
     rows = [row for row in OPS.values() if row is not None]
     assert len({id(r) for r in rows}) == len({r.name for r in rows})
     assert all(row.name == n for n, row in OPS.items() if row is not None)
+
+
+_LINALG = """
+import torchlike as torch
+from torchlike._core import programs
+b = torch.tensor([[4.0, 1.0], [1.0, 5.0]])
+out = [torch.linalg.inv(b), torch.linalg.cholesky(b), torch.linalg.eigh(b)[0],
+       torch.linalg.svd(b)[1], torch.linalg.qr(b)[1], torch.linalg.det(b),
+       torch.inverse(b.to(torch.bfloat16)).float()]
+print([o.tolist() for o in out], programs.stats()["loads"] > 0)
+"""
+
+
+def test_linear_algebra_programs_loaded_in_a_new_process_run(tmp_path):
+    """A program that calls LAPACK, loaded whole by a process that has lowered no
+    linear-algebra op (so JAX never loaded LAPACK's routines), ran into a segmentation fault."""
+    env = dict(os.environ, TORCHLIKE_CACHE_DIR=str(tmp_path / "cache"), JAX_PLATFORMS="cpu")
+    runs = [subprocess.run([sys.executable, "-c", _LINALG], capture_output=True, text=True,
+                           env=env, timeout=300) for _ in range(2)]
+    assert [r.returncode for r in runs] == [0, 0], runs[1].stderr[-2000:]
+    first, second = (r.stdout.strip() for r in runs)
+    assert first.endswith("False") and second.endswith("True"), (first, second)
+    assert first.rsplit(" ", 1)[0] == second.rsplit(" ", 1)[0]

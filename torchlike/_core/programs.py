@@ -206,6 +206,8 @@ def _load(name, dkey):
         return None
     from jax.experimental.serialize_executable import deserialize_and_load
     t0 = time.perf_counter()
+    if b"lapack_" in data:
+        _lapack_ready()
     try:
         payload, in_tree, out_tree = pickle.loads(data)
         exe = deserialize_and_load(payload, in_tree, out_tree)
@@ -217,6 +219,16 @@ def _load(name, dkey):
     compile_log.loaded(name, time.perf_counter() - t0)
     compile_budget.made()
     return exe
+
+
+def _lapack_ready():
+    """Load the LAPACK routines that JAX's CPU kernels call. JAX does it when it lowers a
+    linear-algebra op; a program loaded whole is never lowered, and calling its LAPACK kernels
+    before this crashes the process (a segmentation fault)."""
+    if not _STATE.get("lapack"):
+        from jax._src.lax.linalg import initialize_lapack
+        initialize_lapack()
+        _STATE["lapack"] = True
 
 
 def _save(dkey, exe):
