@@ -44,7 +44,6 @@ _HEAVY = (
     "test_compile.py::test_compiled_training_is_reproducible_per_seed",
     "test_examples.py::test_char_transformer",
     "test_multiprocessing_shared.py::test_best_practices_hogwild",
-    "test_multiprocessing_shared.py::test_hogwild_workers",
     "test_docs.py::test_console_blocks[docs/ecosystem.md",
     "test_programs.py::test_executables_from_a_users_jax_cache_are_not_stored",
     "test_zero_trace.py::",

@@ -45,25 +45,6 @@ def test_child_writes_are_seen_by_the_parent():
     check(f)
 
 
-def test_hogwild_workers_update_the_shared_model():
-    def f(torch):
-        ctx = _ctx(torch)
-        torch.manual_seed(0)
-        model = torch.nn.Linear(2, 1)
-        model.share_memory()
-        shared = [p.is_shared() for p in model.parameters()]
-        lock = ctx.Lock()
-        lib = "torch" if torch.__name__ == "torch" else "torchlike"
-        workers = [ctx.Process(target=H.grad_steps, args=(model, lib, lock)) for _ in range(2)]
-        for p in workers:
-            p.start()
-        for p in workers:
-            p.join()
-        return (shared, [p.exitcode for p in workers], model.weight.detach().clone(),
-                model.bias.detach().clone())
-    check(f, rtol=1e-5, atol=1e-6)
-
-
 def test_non_leaf_requiring_grad_refused():
     def f(torch):
         from multiprocessing.reduction import ForkingPickler

@@ -1,6 +1,5 @@
 """Child-process targets for `test_multiprocessing_shared.py` (importable by spawned and
-forkserver children, under real PyTorch or torchlike by `libname`)."""
-import importlib
+forkserver children, under real PyTorch or torchlike)."""
 
 
 def update_and_reply(t, u, w, q, done):
@@ -12,16 +11,3 @@ def update_and_reply(t, u, w, q, done):
     u.add_(1)
     q.put((t[1:], type(w).__name__, w.requires_grad, w.grad is None, w.is_shared()))
     done.wait(120)
-
-
-def grad_steps(model, libname, lock):
-    """Hogwild's worker: three SGD steps on the shared model (each under `lock`, so that the
-    result does not depend on how two workers' steps interleave)."""
-    torch = importlib.import_module(libname)
-    opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    x = torch.arange(8.0).reshape(4, 2) / 8
-    for _ in range(3):
-        with lock:
-            opt.zero_grad()
-            model(x).pow(2).sum().backward()
-            opt.step()
