@@ -65,6 +65,14 @@ def test_check_lists_used_and_missing_names():
     assert ok.returncode == 0 and ok.stdout.splitlines()[-1] == "torchlike has all of them"
 
 
+def test_lacks_finds_submodules_imported_explicitly():
+    """`torch.utils.benchmark` is not an attribute until imported, in PyTorch too."""
+    from torchlike._runner import lacks
+    assert lacks("torch.utils.benchmark.Timer") is None
+    assert lacks("torch.nn.utils.prune.l1_unstructured") is None
+    assert lacks("torch.utils.no_such_module") == "torch.utils.no_such_module"
+
+
 def test_install_as_torch_in_process():
     code = ("import torchlike, sys; torchlike.install_as_torch(); import torch; "
             "import torch.nn.functional as F; from torch.utils import data; "

@@ -226,8 +226,18 @@ def lacks(name):
         try:
             obj = getattr(obj, parts[i])
         except AttributeError:
-            return ".".join(parts[:i + 1])
+            obj = _submodule(obj, parts[i])   # one imported explicitly (torch.utils.benchmark)
+            if obj is None:
+                return ".".join(parts[:i + 1])
     return None
+
+
+def _submodule(module, name):
+    import importlib
+    try:
+        return importlib.import_module(f"{module.__name__}.{name}")
+    except ImportError:
+        return None
 
 
 def check(script):
