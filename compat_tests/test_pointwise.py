@@ -334,3 +334,23 @@ DIV_BY_ZERO = {
 @pytest.mark.parametrize("name", list(DIV_BY_ZERO))
 def test_division_by_zero(name):
     check(DIV_BY_ZERO[name])
+
+
+@pytest.mark.parametrize("dtypes", [("bool", "float32"), ("float32", "bool"),
+                                    ("float32", "int64")])
+def test_inplace_on_a_view_after_another_dtype(dtypes):
+    """An in-place op on a strided view builds a kernel for the view's layout and dtype; the
+    same op on a view of that layout but another dtype must not reuse it (the cast check, and
+    the result dtype, are the dtype's own)."""
+    def f(torch):
+        out = []
+        for name in dtypes:
+            base = torch.tensor([0.5, 0.25, 0.125]).to(getattr(torch, name))
+            for view in (base.as_strided((), (), 1), base[::2]):
+                try:
+                    out.append(view.acos_().clone())
+                except RuntimeError as e:
+                    out.append(str(e))
+            out.append(base)
+        return out
+    check(f)

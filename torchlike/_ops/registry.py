@@ -644,10 +644,11 @@ def call_inplace(row, args, key=None):
                            "tensor refers to a single memory location. Please clone() the "
                            "tensor before performing the operation.")
     k, dyn, _, _ = prepare(row, args, inplace=True)
-    fk = row.kernels.get((k, "inplace"))
+    # the fused kernel bakes in the view's layout and dtype: they are part of its key
+    fkey = (k, "inplace", self._size, self._stride, self.dtype)
+    fk = row.kernels.get(fkey)
     if fk is None:
-        fk = row.kernels[(k, "inplace")] = _build_inplace(k, self._size, self._stride,
-                                                          self.dtype)
+        fk = row.kernels[fkey] = _build_inplace(k, self._size, self._stride, self.dtype)
     if _DONATE and row.divisor is None and _getrefcount(dyn[0]) == 3:
         new = _donating(row, fk, self.dtype)(*dyn)
     else:
