@@ -3,7 +3,6 @@ import functools
 import importlib
 import types
 
-import numpy as np
 import torch as real_torch
 
 import torchlike
