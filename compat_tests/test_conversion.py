@@ -151,3 +151,16 @@ def test_data_ptr_is_the_numpy_buffer_after_numpy():
                 t.untyped_storage().data_ptr() == a.ctypes.data, u.data_ptr() == b.ctypes.data,
                 torch.zeros(0).numpy().size)
     check(run)
+
+
+def test_dtype_methods_and_cpu_take_memory_format():
+    """`x.float(memory_format=...)`, `x.cpu(memory_format=...)`: the layout asked for, and `x`
+    itself when nothing changes (as `to`)."""
+    def f(torch):
+        x = torch.arange(36.).view(2, 3, 2, 3)
+        cl = torch.channels_last
+        return [x.float(memory_format=cl).stride(), x.double(memory_format=cl).stride(),
+                x.long(memory_format=cl).stride(), x.cpu(memory_format=cl).stride(),
+                x.float() is x, x.float(memory_format=torch.contiguous_format) is x,
+                x.cpu() is x, x.double(memory_format=cl)]
+    check(f)

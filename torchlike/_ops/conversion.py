@@ -178,12 +178,12 @@ def to(self, *args, **kwargs):
 
 
 def cpu(self, memory_format=None):
-    return _convert(self, device="cpu")
+    return to(self, "cpu", memory_format=memory_format)
 
 
 def cuda(self, device=None, non_blocking=False, memory_format=None):
     """Mirrors `Tensor.cuda` (an int index means that CUDA device, as `torch.device(int)`)."""
-    return _convert(self, device="cuda" if device is None else device)
+    return to(self, "cuda" if device is None else device, memory_format=memory_format)
 
 
 _TYPE_NAMES = {d._tensor_type: d for d in dt.ALL if d._tensor_type}
@@ -223,9 +223,9 @@ def type_as(self, other):
 
 def _dtype_method(name, d):
     def m(self, memory_format=None):
-        return _convert(self, d)
+        return to(self, d, memory_format=memory_format)
     m.__name__ = name
-    m.__doc__ = f"Mirrors `Tensor.{name}`: `self.to(torch.{d.name})`."
+    m.__doc__ = f"Mirrors `Tensor.{name}`: `self.to(torch.{d.name}, memory_format=...)`."
     return m
 
 
