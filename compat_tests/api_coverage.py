@@ -21,6 +21,7 @@ import torchlike
 from torchlike._ops import registry
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 # test files whose tests iterate registry.OPS by family (so every row of the family is tested)
 TABLE_DRIVEN = {"test_pointwise.py": "pointwise", "test_reduction.py": "reduction",
                 "test_shape.py": "shape", "test_linalg.py": "linalg",
@@ -116,8 +117,30 @@ def report(show_missing):
     return out
 
 
+def opinfo_report(show_missing):
+    """PyTorch's OpInfo database through torchlike: pass rates from the last sweep
+    (compat_tests/opinfo/sweep.py --summary compat_tests/opinfo/results.json)."""
+    from opinfo import results
+    summary = results.load()
+    t = results.totals(summary)
+    print(f"OpInfo database ({summary['scope']} sweep, {summary['date']}, {summary['commit']}): "
+          f"{t['entries']} entries, torchlike has {t['has']}, {t['pass_fully']} pass fully")
+    for kind, (ok, n) in t["kinds"].items():
+        print(f"  {kind:<8} {ok:6d} / {n:6d} cases pass  {results.pct(ok, n)}")
+    print(f"  strides differ in {t['strides_differ']} of {t['forward_passed']} passing forward cases")
+    if show_missing:
+        for name, e in summary["entries"].items():
+            if e["missing"]:
+                print(f"  missing: {name}")
+            elif any(e[k][0] != e[k][1] for k in results.KINDS):
+                print(f"  {name}: " + "  ".join(f"{k} {e[k][0]}/{e[k][1]}"
+                                                for k in results.KINDS if e[k][1]))
+    return t
+
+
 if __name__ == "__main__":
     p = argparse.ArgumentParser()
     p.add_argument("--missing", action="store_true")
     report(p.parse_args().missing)
+    opinfo_report(p.parse_args().missing)
     sys.exit(0)

@@ -132,6 +132,14 @@ def _metadata(x):
 
 def _compare(expected, actual, dtype, op=None, sample=None):
     rtol, atol = TOLERANCES.get(dtype, (None, None))
+    if isinstance(expected, Raised) != isinstance(actual, Raised):
+        if isinstance(expected, Raised):
+            return False, f"no error; PyTorch raises {expected!r}"[:300]
+        return False, f"torchlike raised {actual!r}"[:300]
+    if isinstance(expected, Raised):
+        same = expected.type == actual.type and \
+            expected.msg.split("\nException raised from")[0].strip() == actual.msg.strip()
+        return same, "" if same else f"torch {expected!r} / torchlike {actual!r}"[:300]
     if op is not None and not isinstance(expected, Raised) and not isinstance(actual, Raised):
         if op.name in UNINITIALISED:
             expected, actual = _metadata(expected), _metadata(actual)

@@ -24,6 +24,9 @@ def main(argv=None):
     p.add_argument("--ops", default="")
     p.add_argument("--no-grads", action="store_true")
     p.add_argument("-o", "--output", default="opinfo_cases.json")
+    p.add_argument("--summary", default="",
+                   help="also write the per-entry pass counts here (the coverage page reads "
+                        "compat_tests/opinfo/results.json)")
     a = p.parse_args(argv)
     import torch as real_torch
     from torch.testing._internal.common_methods_invocations import op_db
@@ -49,6 +52,11 @@ def main(argv=None):
     with open(a.output, "w") as f:
         json.dump(out, f)
     print(f"{len(out)} cases in {time.time() - start:.0f}s")
+    if a.summary:
+        from opinfo import results
+        with open(a.summary, "w") as f:
+            label = a.profile + (f" ({a.dtypes.replace(',', ', ')})" if a.dtypes else "")
+            json.dump(results.summarise(out, label), f, indent=1, sort_keys=True)
 
 
 if __name__ == "__main__":

@@ -45,6 +45,40 @@ def _pct(a, b):
     return f"{100 * a / b:.0f}%" if b else "-"
 
 
+def opinfo_section():
+    """PyTorch's OpInfo database through torchlike, from the last sweep's results.json."""
+    _api_coverage()
+    from opinfo import results, stated
+    summary = results.load()
+    t = results.totals(summary)
+    out = ["", "### PyTorch's operator database", "",
+           f"PyTorch's OpInfo database (`op_db`, {t['entries']} entries) driven through both "
+           f"libraries by `compat_tests/opinfo/sweep.py` ({summary['scope']} sweep of "
+           f"{summary['date']}, commit {summary['commit']}): every sample input (up to 8) through "
+           "the function, method, in-place and operator variants at every dtype the entry lists "
+           "on CPU (of those named in the scope, when it names some), the error inputs, and "
+           "float64 gradients. CI runs each entry's first samples "
+           "(`compat_tests/test_opinfo.py`). Of the entries, torchlike has "
+           f"{t['has']} and {t['pass_fully']} of those pass every case.", "",
+           "| cases of the entries torchlike has | pass | of | |", "|---|--:|--:|--:|"]
+    for kind, (ok, n) in t["kinds"].items():
+        out.append(f"| {kind} | {ok} | {n} | {results.pct(ok, n)} |")
+    out += ["", f"Output strides differ from PyTorch's in {t['strides_differ']} of the "
+            f"{t['forward_passed']} passing forward cases.", "",
+            f'??? note "Entries with failing cases: {sum(1 for e in summary["entries"].values() if not e["missing"] and any(e[k][0] != e[k][1] for k in results.KINDS))}"',
+            "", "    | entry | forward | error | grad | stated |", "    |---|--:|--:|--:|---|"]
+    for name, e in summary["entries"].items():
+        if e["missing"] or all(e[k][0] == e[k][1] for k in results.KINDS):
+            continue
+        cells = [f"{e[k][0]}/{e[k][1]}" if e[k][1] else "" for k in results.KINDS]
+        why = "; ".join(sorted(set(stated.for_op(name).values())))[:160].replace("|", "/")
+        out.append(f"    | `{name}` | " + " | ".join(cells) + f" | {why} |")
+    missing = [n for n, e in summary["entries"].items() if e["missing"]]
+    out += ["", f'??? note "Entries torchlike lacks: {len(missing)}"', "",
+            "    " + ", ".join(f"`{n}`" for n in missing), ""]
+    return out
+
+
 def markdown(_arg=None):
     c = counts()
     out = ["| | PyTorch 2.13 has | torchlike has | | differentially tested | |",
@@ -57,6 +91,7 @@ def markdown(_arg=None):
             "function, the method, the in-place twin, the `out=` variant and operators):", "",
             "| family | entries |", "|---|--:|"]
     out += [f"| {fam} | {n} |" for fam, n in op_table_rows()]
+    out += opinfo_section()
     out += ["", "### Missing names", ""]
     for label, universe, lib in categories():
         missing = sorted(n for n in universe if not hasattr(lib, n))
