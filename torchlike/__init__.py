@@ -76,6 +76,7 @@ _install_default_device(globals())
 from ._core.printing import get_printoptions, set_printoptions  # noqa: E402
 from . import cuda, fft, linalg, special  # noqa: E402,F401
 from . import signal  # noqa: E402,F401
+from . import masked  # noqa: E402,F401
 from . import autograd  # noqa: E402,F401
 from . import nn  # noqa: E402,F401
 from . import optim, utils, multiprocessing, serialization, func  # noqa: E402,F401

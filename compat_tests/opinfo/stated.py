@@ -283,63 +283,6 @@ STATED = {
     'lu_unpack': {
         '*': 'torchlike lacks torchlike.lu_unpack',
     },
-    'masked.amax': {
-        '*': 'torchlike lacks torchlike.masked.amax',
-    },
-    'masked.amin': {
-        '*': 'torchlike lacks torchlike.masked.amin',
-    },
-    'masked.argmax': {
-        '*': 'torchlike lacks torchlike.masked.argmax',
-    },
-    'masked.argmin': {
-        '*': 'torchlike lacks torchlike.masked.argmin',
-    },
-    'masked.cumprod': {
-        '*': 'torchlike lacks torchlike.masked.cumprod',
-    },
-    'masked.cumsum': {
-        '*': 'torchlike lacks torchlike.masked.cumsum',
-    },
-    'masked.log_softmax': {
-        '*': 'torchlike lacks torchlike.masked.log_softmax',
-    },
-    'masked.logaddexp': {
-        '*': 'torchlike lacks torchlike.masked.logaddexp',
-    },
-    'masked.logsumexp': {
-        '*': 'torchlike lacks torchlike.masked.logsumexp',
-    },
-    'masked.mean': {
-        '*': 'torchlike lacks torchlike.masked.mean',
-    },
-    'masked.median': {
-        '*': 'torchlike lacks torchlike.masked.median',
-    },
-    'masked.norm': {
-        '*': 'torchlike lacks torchlike.masked.norm',
-    },
-    'masked.normalize': {
-        '*': 'torchlike lacks torchlike.masked.normalize',
-    },
-    'masked.prod': {
-        '*': 'torchlike lacks torchlike.masked.prod',
-    },
-    'masked.softmax': {
-        '*': 'torchlike lacks torchlike.masked.softmax',
-    },
-    'masked.softmin': {
-        '*': 'torchlike lacks torchlike.masked.softmin',
-    },
-    'masked.std': {
-        '*': 'torchlike lacks torchlike.masked.std',
-    },
-    'masked.sum': {
-        '*': 'torchlike lacks torchlike.masked.sum',
-    },
-    'masked.var': {
-        '*': 'torchlike lacks torchlike.masked.var',
-    },
     'masked_fill': {
         'error:*:function': "torchlike does not raise PyTorch's RuntimeError ('value cannot be converted to type int64_t without overflow')",
     },
