@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from . import dtype as dt
+from .grad_state import FORWARD_AD as _FWAD
 
 # ---- options -----------------------------------------------------------------------------------
 
@@ -335,6 +336,9 @@ def tensor_repr(t, tensor_contents=None):
         suffixes.append(f"grad_fn=<{_grad_fn_name(g)}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
+    tangent = t.__dict__.get("_fw_tangent") if _FWAD[0] else None
+    if tangent is not None:
+        suffixes.append(f"tangent={tensor_repr(tangent)}")
 
     out = _add_suffixes(prefix + tensor_str, suffixes, indent)
     if not is_plain and any(_is_parameter_class(c) for c in cls.__mro__):

@@ -12,7 +12,7 @@ import numpy as np
 from . import dtype as dt
 from . import device_asserts, formats, layout
 from .device import CPU
-from .grad_state import ENABLED as _GRAD
+from .grad_state import ENABLED as _GRAD, FORWARD_AD as _FWAD
 from .size import Size
 from .storage import Storage, TypedStorage, UntypedStorage, fill
 
@@ -585,6 +585,9 @@ def make_view(src, size, stride, offset, name="AsStridedBackward0"):
     if src._requires_grad and _GRAD[0]:
         from ..autograd.function import record_view
         record_view(src, t, name)
+    if _FWAD[0] and "_fw_tangent" in src.__dict__:
+        from ..autograd.forward_ad import view_of
+        view_of(src, t)
     return t
 
 

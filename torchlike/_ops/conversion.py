@@ -16,7 +16,7 @@ from .._core import formats as fmt
 from .._core import frames
 from .._core import layout
 from .._core.casting import cast
-from .._core.grad_state import ENABLED as _GRAD
+from .._core.grad_state import differentiable
 from .._core.tensor import Tensor, wrap
 from .creation import relayout
 from .registry import check_no_partial_overlap, FUNCTIONS, METHODS, OPS, publish, _check_broadcast
@@ -52,7 +52,7 @@ def clone(input, *, memory_format=None):
     """Mirrors `torch.clone`: a new storage with the same values, laid out as `memory_format`
     asks (by default a dense layout keeps its strides); differentiable (the copy is then
     contiguous)."""
-    if _GRAD[0] and input._requires_grad:
+    if differentiable(input):
         from ..autograd.function import apply_jax
         return apply_jax(_identity, [input], "CloneBackward0")[0]
     keep = _format_strides(input, memory_format)
@@ -95,7 +95,7 @@ def _convert(self, dtype=None, device=None, copy=False):
         return self
     if dtype is not self.dtype and self.dtype.is_complex and not dtype.is_complex:
         _warn_complex_to_real()
-    if _GRAD[0] and self._requires_grad and (dtype.is_floating_point or dtype.is_complex):
+    if differentiable(self) and (dtype.is_floating_point or dtype.is_complex):
         from ..autograd.function import apply_jax
         return apply_jax(_to_fn(dtype, d), [self], "ToCopyBackward0", device=d)[0]
     out = wrap(_to_fn(dtype, d)(self._value()), d, dtype)
@@ -244,7 +244,7 @@ _register(type_as)
 
 
 def _needs_autograd(self, src=None):
-    return _GRAD[0] and (self._requires_grad or (isinstance(src, Tensor) and src._requires_grad))
+    return differentiable(self, src if isinstance(src, Tensor) else None)
 
 
 @functools.lru_cache(maxsize=None)

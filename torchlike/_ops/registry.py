@@ -30,6 +30,7 @@ from .._core import frames
 from .._core.device import CPU as _CPU, transfer
 from .._core.grad_state import ENABLED as _GRAD
 from .._core.autocast_state import ACTIVE as _AUTOCAST, HOOK as _AUTOCAST_HOOK
+from .._core.grad_state import FORWARD_AD as _FWAD
 from .._core.formats import dense_strides
 from .._core.layout import has_internal_overlap, read_impl, write_impl
 from .._core.tensor import Tensor, wrap
@@ -531,6 +532,10 @@ def call(row, args, out=None, key=None):
     requires grad (and grad mode is on) the outputs get a node of the autograd graph. Inside
     an autocast region, autocast's cast of the operands comes first (not for `out=`).
     `key`: the generated code's cache key for these arguments (see `fastpath`)."""
+    if _FWAD[0]:
+        from ..autograd import forward_ad
+        if forward_ad.has_dual(args):
+            return forward_ad.row_call(row, args, out, key, call)
     if _AUTOCAST[0] and out is None:
         args = _AUTOCAST_HOOK[0](row, args)
     bucket = row.bucket is not None and out is None
@@ -618,6 +623,10 @@ def _pairs(tracked):
 def call_inplace(row, args, key=None):
     """The in-place variant: compute, check, then write through `args[0]`'s storage. On a
     strided view of a JAX buffer, read-compute-write is one fused kernel. `key`: as `call`'s."""
+    if _FWAD[0]:
+        from ..autograd import forward_ad
+        if forward_ad.has_dual(args) or forward_ad.tangent_of(args[0]) is not None:
+            return forward_ad.row_inplace(row, args, key, call_inplace)
     self = args[0]
     st = self._st
     check_no_partial_overlap(self, args[1:])
@@ -1197,8 +1206,9 @@ def _body(row, prologue, exprs, mode, out=False, protocol_args=None):
         tail = f"_call(_row, {args}{', out' if out else ''})" if mode == "call" else \
             f"_call_inplace(_row, {args})"
         return prologue + protocol + [f"return {tail}"]
-    guard = "True" if mode == "inplace" else \
-        "out is None and not _AUTOCAST[0]" if out else "not _AUTOCAST[0]"
+    guard = "not _FWAD[0]" if mode == "inplace" else \
+        "out is None and not _AUTOCAST[0] and not _FWAD[0]" if out else \
+        "not _AUTOCAST[0] and not _FWAD[0]"
     tail = f"_call(_row, {args}, {'out' if out else 'None'}, key)" if mode == "call" else \
         f"_call_inplace(_row, {args}, key)"
     return prologue + fastpath.source(row, exprs, mode, guard) + protocol + [f"return {tail}"]
@@ -1293,7 +1303,8 @@ def function(name=None, *, method=True, function=True, aliases=(), family="misc"
 
 
 # what every generated function's code reads
-_GENERATED_NS = {"_AUTOCAST": _AUTOCAST, "_GRAD": _GRAD, "_reg": sys.modules[__name__],
+_GENERATED_NS = {"_AUTOCAST": _AUTOCAST, "_FWAD": _FWAD, "_GRAD": _GRAD,
+                 "_reg": sys.modules[__name__],
                  "_check_integer_divisor": _check_integer_divisor,
                  "_OPERAND": (Tensor,) + _NUMBER, "_ndarray": np.ndarray,
                  "_FUNCTIONS": FUNCTIONS, "_TFA": overrides.ACTIVE,

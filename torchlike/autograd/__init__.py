@@ -126,6 +126,7 @@ class Variable(metaclass=_VariableMeta):
 Variable.__module__ = "torch.autograd.variable"
 
 from . import functional  # noqa: E402,F401
+from . import forward_ad  # noqa: E402,F401
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402,F401
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: E402,F401
 from .grad_mode import (is_multithreading_enabled, set_multithreading_enabled,  # noqa: E402,F401

@@ -9,6 +9,7 @@ import jax
 import numpy as np
 
 from .._core import device_rules, grad_state
+from .._core.grad_state import FORWARD_AD as _FWAD
 from .._core.device import transfer
 from .._core.tracing import tracing
 from .._core import layout as _layout
@@ -127,6 +128,9 @@ def apply_jax(fn, operands, name=None, device=None, bucket=None, devices=None, s
         record(name or "JaxFunctionBackward0", fn, dyn, tracked, tensors, single,
                "inputs" if kept else "none", [o for o, _ in kept], res=res,
                saved_names=[n for _, n in kept])
+    if _FWAD[0]:
+        from . import forward_ad
+        forward_ad.after_apply(fn, operands, dyn, tensors)
     return tensors
 
 

@@ -117,6 +117,9 @@ def inplace_apply(self, name, fn, operands, saved=(), save_result=False):
     check_inplace_allowed(self)
     dyn = [self._value()] + [o._value() if isinstance(o, Tensor) else o for o in operands]
     res = fn(*dyn)
+    if grad_state.FORWARD_AD[0]:
+        from . import forward_ad
+        forward_ad.after_inplace(fn, [self] + list(operands), dyn)
     tracked = []
     if grad_state.ENABLED[0]:
         if self._requires_grad:
