@@ -156,15 +156,22 @@ def _compare(expected, actual, dtype, op=None, sample=None):
         return False, f"comparison raised {type(e).__name__}: {e}"[:300]
 
 
-def forward_cases(op, dtype, max_samples=MAX_SAMPLES):
+def forward_cases(op, dtype, max_samples=MAX_SAMPLES, noncontiguous=False):
+    """Each sample through each variant; with `noncontiguous`, also each sample's
+    non-contiguous twin (`SampleInput.noncontiguous()`) through the function variant."""
     name, cases = _dtype_name(dtype), []
     try:
         samples = list(op.sample_inputs("cpu", dtype, requires_grad=False))[:max_samples]
     except Exception:  # noqa: BLE001 - PyTorch's database has no samples here
         return cases
     found = variants(op)
-    for i, s in enumerate(samples):
-        for vname, tfn, lfn in found:
+    runs = [(s, found) for s in samples]
+    if noncontiguous:
+        runs += [(s.noncontiguous(), [("noncontiguous",) + tuple(found[0][1:])])
+                 for s in samples]
+    for i, (s, chosen) in enumerate(runs):
+        i = i % len(samples)
+        for vname, tfn, lfn in chosen:
             if isinstance(lfn, Exception):
                 cases.append(Case(op.full_name, name, "forward", vname, i, False,
                                   f"missing: {lfn}"))
@@ -291,12 +298,12 @@ def grad_cases(op, max_samples=MAX_SAMPLES):
 
 
 def op_cases(op, dtypes=None, grads=True, errors=True, max_samples=MAX_SAMPLES,
-             grad_samples=MAX_SAMPLES):
+             grad_samples=MAX_SAMPLES, noncontiguous=False):
     """All cases of one OpInfo entry: forward per dtype (default: every dtype it lists on CPU)."""
     cases = []
     supported = op.supported_dtypes("cpu")
     for dtype in sorted(supported if dtypes is None else set(dtypes) & set(supported), key=str):
-        cases += forward_cases(op, dtype, max_samples)
+        cases += forward_cases(op, dtype, max_samples, noncontiguous)
     if errors:
         cases += error_cases(op)
     if grads:

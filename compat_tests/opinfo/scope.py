@@ -5,5 +5,6 @@ import torch as real_torch
 # float64 gradients of the first samples.
 CI = dict(dtypes=(real_torch.float32, real_torch.int64, real_torch.bool), max_samples=2,
           grad_samples=2)
-# The sweep (compat_tests/opinfo/sweep.py): every dtype an entry lists on CPU, eight samples.
-FULL = dict(dtypes=None, max_samples=8, grad_samples=8)
+# The sweep (compat_tests/opinfo/sweep.py): every dtype an entry lists on CPU, eight samples,
+# each also non-contiguous.
+FULL = dict(dtypes=None, max_samples=8, grad_samples=8, noncontiguous=True)
