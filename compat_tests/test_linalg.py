@@ -247,7 +247,7 @@ def test_int_matmul_and_shapes():
 def test_every_linalg_row_covered():
     names = {n for n, r in OPS.items() if r is not None and r.family == "linalg"
              and not n.startswith("_")}
-    text = " ".join(PRODUCTS + PRODUCT_ERRORS + DECOMP + DECOMP_ERRORS) + \
+    text = " ".join(PRODUCTS + PRODUCT_ERRORS + DECOMP + DECOMP_ERRORS + LU_AND_MORE) + \
         " linalg_qr qr linalg_svd svd linalg_eigh linalg_eig linalg_eigvals"
     text = text.replace("torch.linalg.", "torch.linalg_")
     missing = [n for n in names if n not in text]
@@ -285,4 +285,68 @@ def test_norm_routes(expr):
         env = _env(torch)
         env["x4"] = _r(torch, (2, 3, 4, 5), seed=10)
         return eval(expr, env)
+    check(f)
+
+
+# LU family, tensorinv/tensorsolve/vander, and the fixes below the OpInfo CI profile's first two
+# samples: empty batches, size-1 contracted dims, in-place shape messages, lstsq result shapes
+LU_AND_MORE = [
+    "torch.linalg.lu_factor(bs)", "torch.linalg.lu_factor_ex(bs)", "torch.linalg.lu(a)",
+    "torch.linalg.lu(a.mT)", "torch.lu(bs, get_infos=True)", "torch.lu_unpack(*torch.linalg.lu_factor(a))",
+    "torch.lu_unpack(*torch.linalg.lu_factor(bs), unpack_data=False)",
+    "torch.linalg.lu_solve(*torch.linalg.lu_factor(bs), b[:, :2].expand(2, 3, 2))",
+    "torch.linalg.lu_solve(*torch.linalg.lu_factor(s), b[:, :3], adjoint=True)",
+    "torch.linalg.lu_solve(*torch.linalg.lu_factor(s), b[:, :3].mT, left=False)",
+    "torch.lu_solve(b[:, :2], *torch.linalg.lu_factor(s))",
+    "torch.triangular_solve(b, s)", "torch.triangular_solve(b, bs, upper=False, transpose=True)",
+    "torch.linalg.lu_factor(torch.zeros(2, 3, 3))", "torch.linalg.lu_factor(v)",
+    "torch.linalg.lu_factor(s.long())", "torch.lu_unpack(s, torch.ones(3))",
+    "torch.triangular_solve(b.long(), s.long())", "torch.triangular_solve(b, a)",
+    "torch.linalg.vander(v)", "torch.linalg.vander(v.long(), N=4)", "torch.linalg.vander(v[0], N=2)",
+    "torch.linalg.vander(v, N=1)", "torch.linalg.tensorinv(torch.eye(6, dtype=a.dtype).reshape(2, 3, 6) + 0.1 * b.reshape(-1)[:6], ind=2)",
+    "torch.linalg.tensorsolve(torch.eye(6, dtype=a.dtype).reshape(2, 3, 6) + 0.1, a, dims=(0, 2))",
+    "torch.linalg.inv(torch.ones(2, 0, 0))", "torch.linalg.inv_ex(torch.ones(0, 0))",
+    "torch.linalg.cholesky(torch.ones(0, 0))", "torch.linalg.det(torch.ones(2, 0, 0))",
+    "torch.tensordot(torch.ones(1, 1, 1), ba, dims=([0, 1], [2, 0]))",
+    "torch.matmul(torch.ones(5, 5, 0), torch.ones(0, 5))",
+    "torch.linalg.cross(ba, ba[..., :1])", "torch.linalg.cross(ba.half(), bs.half()[:, :2], dim=2)",
+    "torch.ones(1).addmm_(a, b)", "torch.ones(()).addmv_(a, v)", "torch.ones(3).addmv_(a, v)",
+    "torch.ones(2, 1).addmv_(a, v)", "torch.ones(1).baddbmm_(ba, bb)", "torch.ones(1).addr_(u, v)",
+    "torch.ones(3, 1).addr_(u, v)", "torch.ones(1).addbmm_(ba, bb)", "torch.ones(4).addbmm_(ba, bb)",
+    "torch.addmv(torch.ones(()), a, w[:2])", "torch.addbmm(c, ba, bb)",
+    "torch.addbmm(c.half(), ba.half() * 9, bb.half() * 9)", "torch.addbmm(c.short(), ba.short(), bb.short())",
+    "torch.addr(a.half(), u.half() * 3, v.half() * 3, beta=0.6, alpha=0.2)",
+    "torch.addbmm(torch.ones(2, 2, 4), ba, bb)",
+    "torch.linalg.lstsq(s, b, driver='gelsd')", "torch.linalg.lstsq(s, b, driver='gels')",
+    "torch.linalg.lstsq(b.mT, torch.ones(4, 2), driver='gelss')", "torch.linalg.lstsq(b.mT, torch.ones(4))",
+    "torch.linalg.lstsq(v, v)", "torch.linalg.lstsq(s, b, driver='foo')",
+    "torch.linalg.pinv(s + s.mT.conj(), hermitian=True)",
+    "torch.linalg.pinv(bs.cdouble(), hermitian=True)",
+    "torch.geqrf(b.mT)", "torch.linalg.householder_product(*torch.geqrf(b.mT))",
+    "torch.orgqr(*torch.geqrf(bs))", "torch.ormqr(*torch.geqrf(b.mT), b[:, :2].expand(4, 2).clone())",
+    "torch.ormqr(*torch.geqrf(s), b.mT, left=False, transpose=True)",
+    "torch.linalg.eig(torch.ones(0, 0))",
+]
+
+
+@pytest.mark.parametrize("expr", LU_AND_MORE)
+def test_lu_and_more(expr):
+    check(lambda torch: eval(expr, _env(torch)))
+
+
+def test_lstsq_fields_grad():
+    """The singular values PyTorch returns are not differentiable; solution and residuals are."""
+    def f(torch):
+        A = _r(torch, (4, 3), "float64").requires_grad_()
+        r = torch.linalg.lstsq(A, _r(torch, (4, 2), "float64", 1), driver="gelsd")
+        (g,) = torch.autograd.grad(r.solution.sum() + r.residuals.sum(), A)
+        return g, r.singular_values.requires_grad, r.rank
+    check(f)
+
+
+def test_pinv_rank_deficient_grad():
+    def f(torch):
+        a = _r(torch, (3, 2), "float64").requires_grad_()
+        (g,) = torch.autograd.grad(torch.linalg.pinv(a @ a.mT).sum(), a)
+        return g
     check(f)

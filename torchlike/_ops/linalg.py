@@ -94,10 +94,12 @@ def _addmm_dtype_checks(inp, m1, m2):
                                f"{_nm(m2)}")
 
 
-def _mv_checks(m, v, rows=None, inp=None):
+def _mv_checks(m, v, rows=None, inp=None, inp_rows=None):
+    """`rows`: the rows of `m` (batch dimensions folded in); `inp_rows`: addmv's input length."""
     if m.shape[-1] != v.shape[0]:
         r = rows if rows is not None else m.shape[0]
-        raise RuntimeError(f"size mismatch, got input ({r}), mat ({r}x{m.shape[-1]}), vec "
+        i = inp_rows if inp_rows is not None else r
+        raise RuntimeError(f"size mismatch, got input ({i}), mat ({r}x{m.shape[-1]}), vec "
                            f"({v.shape[0]})")
     inp = v if inp is None else inp
     if not m.dtype == v.dtype == inp.dtype:
@@ -122,7 +124,7 @@ def _matmul(a, b):
     elif db == 1:  # PyTorch folds the batch dimensions into an mv / mm
         _mv_checks(a, b, rows=math.prod(a.shape[:-1]))
     elif db == 2:
-        _mm_checks(a.reshape(-1, a.shape[-1]), b)
+        _mm_checks(a.reshape(math.prod(a.shape[:-1]), a.shape[-1]), b)
     else:
         batch = broadcast_shapes_checked([a.shape[:-2], b.shape[:-2]])
         k = a.shape[-1]
@@ -249,8 +251,10 @@ def _expand_input(inp, shape):
     if inp.shape != tuple(shape):
         n = len(shape)
         if inp.ndim > n:
-            raise RuntimeError("expand: the number of sizes provided must be greater or equal to "
-                               "the number of dimensions in the tensor")
+            raise RuntimeError(f"expand({_legacy_type(inp)}{{{list(inp.shape)}}}, size="
+                               f"{list(shape)}): the number of sizes provided ({n}) must be "
+                               f"greater or equal to the number of dimensions in the tensor "
+                               f"({inp.ndim})")
         pad = (1,) * (n - inp.ndim) + inp.shape
         for i, (s, t) in enumerate(zip(pad, shape)):
             if s != t and s != 1:
@@ -258,6 +262,14 @@ def _expand_input(inp, shape):
                                    f"size ({s}) at non-singleton dimension {i}.  Target sizes: "
                                    f"{list(shape)}.  Tensor sizes: {list(inp.shape)}")
     return jnp.broadcast_to(inp, shape)
+
+
+def _legacy_type(a):
+    """PyTorch's legacy tensor type name (`torch.FloatTensor`) of an array."""
+    n = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+         "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+         "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+    return f"torch.{n.get(np.dtype(a.dtype).name, 'Float')}Tensor"
 
 
 def _addlike(inp, prod, beta, alpha):
@@ -285,10 +297,15 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 @op(tensors=("input", "mat", "vec"), scalars=("beta", "alpha"), promote=None, inplace=True,
     family=F)
 def addmv(input, mat, vec, *, beta=1, alpha=1):
-    if mat.ndim != 2 or vec.ndim != 1:
+    if input.ndim > 1 or mat.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, "
                            f"{vec.ndim}")
-    _mv_checks(mat, vec, inp=input)
+    if mat.shape[-1] != vec.shape[0] and input.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    _mv_checks(mat, vec, inp=input, inp_rows=input.shape[0] if input.ndim else None)
+    if input.ndim == 1 and input.shape[0] not in (1, mat.shape[0]):
+        raise RuntimeError(f"size mismatch, got input ({input.shape[0]}), mat ({mat.shape[0]}x"
+                           f"{mat.shape[1]}), vec ({vec.shape[0]})")
     return _addlike(input, jnp.matmul(mat, vec), beta, alpha)
 
 
@@ -298,9 +315,17 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
         raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.ndim}-D")
     if vec2.ndim != 1:
         raise RuntimeError(f"addr: Expected 1-D argument vec2, but got {vec2.ndim}-D")
-    prod = jnp.logical_and(vec1[:, None], vec2[None, :]) if vec1.dtype == jnp.bool_ else \
-        vec1[:, None] * vec2[None, :]
-    return _addlike(input, prod, beta, alpha)
+    if vec1.dtype == jnp.bool_:
+        return _addlike(input, jnp.logical_and(vec1[:, None], vec2[None, :]), beta, alpha)
+    # PyTorch's kernel computes beta * self + (alpha * vec1) * vec2 in the tensors' own type,
+    # rounding after each operation (float16/bfloat16 included)
+    prod = _scale(vec1, alpha)[:, None] * vec2[None, :]
+    inp = _expand_input(input, prod.shape).astype(prod.dtype)
+    b = jnp.asarray(beta).astype(prod.dtype)
+    return jnp.where(b == 0, jnp.zeros_like(inp), inp * b) + prod
+
+
+OPS["addr"].opmath = False
 
 
 @op(tensors=("input", "batch1", "batch2"), scalars=("beta", "alpha"), promote=None,
@@ -325,7 +350,85 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
                            f"{batch1.shape[2]} and {batch2.shape[1]}x{batch2.shape[2]})")
     _addmm_dtype_checks(input, batch1, batch2)
     _no_bool(batch1, "addmm_impl_cpu_")
-    return _addlike(input, jnp.sum(jnp.matmul(batch1, batch2), axis=0), beta, alpha)
+    # PyTorch adds the batches' products one at a time into the result (rounded each step)
+    shape = (batch1.shape[1], batch2.shape[2])
+    res = _expand_input(input, shape)
+    if batch1.shape[0] == 0:
+        return _addlike(res, jnp.zeros(shape, res.dtype), beta, alpha)
+
+    def step(i, r):
+        prod = jnp.matmul(opmath(batch1[i]), opmath(batch2[i]))
+        b = jnp.where(i == 0, jnp.asarray(beta), jnp.ones_like(jnp.asarray(beta)))
+        return _addlike(opmath(r), prod, b, alpha).astype(r.dtype)
+    return jax.lax.fori_loop(0, batch1.shape[0], step, res)
+
+
+OPS["addbmm"].opmath = False  # the kernel rounds reduced floats after each batch itself
+
+
+# ---- in-place add*: PyTorch checks `self` against the product's shape first ---------------
+
+def _mm_out(self, m1, m2):
+    ok = m1.dim() == 2 == m2.dim() and m1.shape[1] == m2.shape[0]
+    return (m1.shape[0], m2.shape[1]) if ok else None
+
+
+def _mv_out(self, m, v):
+    ok = m.dim() == 2 and v.dim() == 1 and self.dim() <= 1 and m.shape[1] == v.shape[0] and \
+        self.numel() in (1, m.shape[0])
+    return (m.shape[0],) if ok else None
+
+
+def _bmm_out(self, b1, b2):
+    ok = b1.dim() == 3 == b2.dim() and b1.shape[0] == b2.shape[0] and b1.shape[2] == b2.shape[1]
+    return (b1.shape[0], b1.shape[1], b2.shape[2]) if ok else None
+
+
+def _addr_self(self, v1, v2):
+    """addr_: `self` must already be the (len(vec1), len(vec2)) matrix."""
+    if v1.dim() != 1 or v2.dim() != 1:
+        return
+    if self.dim() != 2:
+        raise RuntimeError(f"2D tensor expected, got {self.dim()}D tensor for input")
+    if tuple(self.shape) != (v1.shape[0], v2.shape[0]):
+        raise RuntimeError(f"size mismatch, input: {list(self.shape)}, v1: {list(v1.shape)}, "
+                           f"v2: {list(v2.shape)}")
+
+
+def _bad_inplace(out_shape):
+    def check(self, a, b):
+        shape = out_shape(self, a, b)
+        if shape is not None and tuple(self.shape) != shape:
+            raise RuntimeError(f"Bad in-place call: input tensor size {list(self.shape)} and "
+                               f"output tensor size {list(shape)} should match")
+    return check
+
+
+def _with_self_check(name, check):
+    generated = METHODS[name + "_"]
+
+    def method(self, a, b, *, beta=1, alpha=1):
+        if isinstance(a, Tensor) and isinstance(b, Tensor):
+            check(self, a, b)
+        return generated(self, a, b, beta=beta, alpha=alpha)
+    method.__name__ = name + "_"
+    METHODS[name + "_"] = method
+
+
+for _n, _check in (("addmm", _bad_inplace(_mm_out)), ("addmv", _bad_inplace(_mv_out)),
+                   ("baddbmm", _bad_inplace(_bmm_out)), ("addr", _addr_self)):
+    _with_self_check(_n, _check)
+
+
+def _addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    """addbmm_ computes as addbmm, then resizes `self` to the result (as PyTorch's out=)."""
+    r = FUNCTIONS["addbmm"](self, batch1, batch2, beta=beta, alpha=alpha)
+    if tuple(self.shape) != tuple(r.shape):
+        self.resize_(r.shape)
+    return self.copy_(r)
+
+
+METHODS["addbmm_"] = _addbmm_
 
 
 # ---- einsum, tensordot, kron, cross --------------------------------------------------------
@@ -424,10 +527,16 @@ def tensordot(a, b, dims=2):
     da = tuple(_wrap_dim(d, a.ndim) for d in da)
     db = tuple(_wrap_dim(d, b.ndim) for d in db)
     for x, y in zip(da, db):
-        if a.shape[x] != b.shape[y]:
+        if a.shape[x] != b.shape[y] and 1 not in (a.shape[x], b.shape[y]):
             raise RuntimeError(f"contracted dimensions need to match, but first has size "
                                f"{a.shape[x]} in dim {x} and second has size {b.shape[y]} in dim "
                                f"{y}")
+    # a size-1 contracted dimension broadcasts against the other side: sum that side first
+    for x, y in zip(da, db):
+        if a.shape[x] == 1 and b.shape[y] != 1:
+            b = jnp.sum(b, axis=y, keepdims=True, dtype=b.dtype)
+        elif b.shape[y] == 1 and a.shape[x] != 1:
+            a = jnp.sum(a, axis=x, keepdims=True, dtype=a.dtype)
     return jnp.tensordot(a, b, (da, db))
 
 
@@ -456,13 +565,27 @@ def _cross_impl(a, b, d, name="linalg.cross"):
         raise RuntimeError(f"{name}: inputs must have the same number of dimensions.")
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected scalar type {_nm(a)} but found {_nm(b)}")
-    d = _wrap_dim(d, a.ndim)
+    given, d = d, _wrap_dim(d, a.ndim)
     if a.shape[d] != 3 or b.shape[d] != 3:
-        raise RuntimeError(f"{name}: inputs dimension {d} must have length 3. Got "
+        raise RuntimeError(f"{name}: inputs dimension {given} must have length 3. Got "
                            f"{a.shape[d]} and {b.shape[d]}")
     shape = broadcast_shapes_checked([a.shape, b.shape])
     a, b = jnp.broadcast_to(a, shape), jnp.broadcast_to(b, shape)
-    return jnp.cross(a, b, axis=d)
+    # PyTorch rounds each product to the tensors' type, then subtracts in its opmath type
+    x = [jnp.take(a, k, axis=d) for k in range(3)]
+    y = [jnp.take(b, k, axis=d) for k in range(3)]
+    return jnp.stack([_rounded_mul(x[i], y[j]) - _rounded_mul(x[j], y[i])
+                      for i, j in ((1, 2), (2, 0), (0, 1))], axis=d).astype(a.dtype)
+
+
+def _rounded_mul(x, y):
+    """x * y rounded to their (reduced float) type, kept in the opmath type: XLA would otherwise
+    fuse away the rounding of a bfloat16 product."""
+    if x.dtype not in (jnp.float16, jnp.bfloat16):
+        return x * y
+    fi = jnp.finfo(x.dtype)
+    return jax.lax.reduce_precision(opmath(x) * opmath(y), exponent_bits=fi.nexp,
+                                    mantissa_bits=fi.nmant)
 
 
 @op(tensors=("input", "other"), promote=None, family=F, ints=("dim",))
@@ -483,6 +606,9 @@ def cross(input, other, dim=None):
     ints=("dim",))
 def linalg_cross(input, other, *, dim=-1):
     return _cross_impl(input, other, dim)
+
+
+OPS["cross"].opmath = OPS["linalg_cross"].opmath = False   # _cross_impl rounds as PyTorch
 
 
 # ---- helpers for square / floating inputs ------------------------------------------------
@@ -506,7 +632,7 @@ def _square(a, name, need_float=True):
 def _first_bad(flags, shape_batch):
     """Host-side: index (batch, info) of the first failing matrix, or None."""
     f = np.asarray(flags)
-    if not f.any():
+    if f.size == 0 or not f.any():
         return None
     flat = f.reshape(-1) if f.ndim else f.reshape(1)
     i = int(np.argmax(flat != 0))
@@ -527,13 +653,19 @@ def _slogdet(a):
 @op("linalg_det", method=False, family=F, promote=None)
 def linalg_det(A):
     _square(A, "linalg.det")
+    return _det(A)
+
+
+def _det(A):
+    if A.size == 0:   # an empty product (JAX's LU-based gradient cannot index 0x0 matrices)
+        return jnp.ones(A.shape[:-2], A.dtype) + 0 * jnp.sum(A, axis=(-2, -1))
     return jnp.linalg.det(A)
 
 
 @op(method=True, family=F, promote=None)
 def det(input):
     _square(input, "linalg.det")
-    return jnp.linalg.det(input)
+    return _det(input)
 
 
 _slogdet_t = _nt("slogdet", ["sign", "logabsdet"])
@@ -565,6 +697,8 @@ def logdet(input):
 
 def _lu_info(a):
     """LAPACK getrf's info per matrix: 1-based index of the first zero pivot, or 0."""
+    if a.shape[-1] == 0 or a.size == 0:
+        return jnp.zeros(a.shape[:-2], jnp.int32)
     lu, _, _ = jax.lax.linalg.lu(a)
     d = jnp.diagonal(lu, axis1=-2, axis2=-1)
     zero = d == 0
@@ -657,6 +791,8 @@ _chol_sym = _gf.sym_grad(lambda a: jax.lax.linalg.cholesky(a, symmetrize_input=F
     returns=_nt("linalg_cholesky_ex", ["L", "info"]))
 def linalg_cholesky_ex(A, *, upper=False, check_errors=False):
     _square(A, "linalg.cholesky")
+    if A.size == 0:
+        return A, jnp.zeros(A.shape[:-2], jnp.int32)
     L = _chol_sym(A)
     bad = ~jnp.isfinite(jnp.diagonal(L, axis1=-2, axis2=-1))
     if jnp.iscomplexobj(bad):
@@ -792,7 +928,12 @@ def linalg_eigvalsh(A, UPLO="L"):
     returns=_nt("linalg_eig", ["eigenvalues", "eigenvectors"]))
 def linalg_eig(A):
     _square(A, "linalg.eig")
-    return jnp.linalg.eig(A)
+    if A.size == 0:
+        c = jnp.result_type(A.dtype, jnp.complex64)
+        return jnp.zeros(A.shape[:-1], c), jnp.zeros(A.shape, c)
+    # PyTorch differentiates the eigenvectors too (its formula assumes distinct eigenvalues)
+    w, v = jax.lax.linalg.eig(A, compute_left_eigenvectors=False, enable_eigvec_derivs=True)
+    return w, v
 
 
 @op("linalg_eigvals", method=False, family=F, promote=None)
@@ -821,11 +962,41 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
         shape = list(A.shape)
         raise RuntimeError(f"linalg.pinv({_nm(A)}{{{shape}}}): expected a tensor with 2 or more "
                            f"dimensions of float, double, cfloat or cdouble types")
-    u, s, vh = jnp.linalg.svd(A, full_matrices=False)
-    tol = _tol(s, A, atol, rtol)
-    sinv = jnp.where(s > tol, 1 / jnp.where(s > tol, s, 1), 0).astype(u.dtype)
-    return jnp.matmul(jnp.conj(jnp.swapaxes(vh, -1, -2)) * sinv[..., None, :],
-                      jnp.conj(jnp.swapaxes(u, -1, -2)))
+    def value(A, atol, rtol):
+        if hermitian:   # PyTorch reads the lower triangle only, through eigh
+            v, w = jax.lax.linalg.eigh(A, lower=True, symmetrize_input=False)
+            s = jnp.abs(w)
+            tol = _tol(s, A, atol, rtol)
+            winv = jnp.where(s > tol, 1 / jnp.where(s > tol, w, 1), 0).astype(v.dtype)
+            return jnp.matmul(v * winv[..., None, :], _mH(v))
+        u, s, vh = jnp.linalg.svd(A, full_matrices=False)
+        tol = _tol(s, A, atol, rtol)
+        sinv = jnp.where(s > tol, 1 / jnp.where(s > tol, s, 1), 0).astype(u.dtype)
+        return jnp.matmul(_mH(vh) * sinv[..., None, :], _mH(u))
+    return _constant_rank_pinv(value)(A, atol, rtol)
+
+
+def _mH(x):
+    return jnp.conj(jnp.swapaxes(x, -1, -2))
+
+
+def _constant_rank_pinv(value):
+    """`value` (a pseudo-inverse) differentiated as PyTorch does, assuming the rank stays put:
+    dP = -P dA P + P P^H dA^H (I - A P) + (I - P A) dA^H P^H P (no singular-vector terms,
+    which blow up at the zero singular values of a rank-deficient input)."""
+    f = jax.custom_jvp(value)
+
+    @f.defjvp
+    def _jvp(primals, tangents):
+        (A, atol, rtol), (dA, _, _) = primals, tangents
+        P = value(A, atol, rtol)
+        dAh = _mH(dA)
+        mm = jnp.matmul
+        dP = -mm(mm(P, dA), P) + mm(mm(mm(P, _mH(P)), dAh), jnp.eye(A.shape[-2], dtype=A.dtype)
+                                    - mm(A, P)) \
+            + mm(mm(jnp.eye(A.shape[-1], dtype=A.dtype) - mm(P, A), dAh), mm(_mH(P), P))
+        return P, dP
+    return f
 
 
 @op(scalars=("rcond",), family=F, promote=None)
@@ -883,18 +1054,31 @@ def matrix_exp(input):
     return jax.scipy.linalg.expm(input)
 
 
-@op("linalg_lstsq", tensors=("A", "B"), scalars=("rcond",), method=False, out=False, family=F,
-    promote=None, returns=_nt("linalg_lstsq", ["solution", "residuals", "rank",
-                                               "singular_values"]))
-def linalg_lstsq(A, B, rcond=None, *, driver=None):
-    _need_float(A, "linalg.lstsq")
+_LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
+_lstsq_t = _nt("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
+
+
+@op(tensors=("A", "B"), scalars=("rcond",), method=False, function=False, out=False, family=F,
+    promote=None)
+def _linalg_lstsq(A, B, rcond, driver):
+    """Returns (solution, residuals, rank, singular values, full-rank flag); which of them
+    PyTorch's `driver` computes decides their shapes (an empty tensor when it does not)."""
     if A.dtype != B.dtype:
-        raise RuntimeError(f"torch.linalg.lstsq: Expected A and B to have the same dtype, but "
-                           f"found A of type {_nm(A)} and B of type {_nm(B)} instead")
+        raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same dtype, "
+                           f"but got input's dtype {_nm(A)} and other's dtype {_nm(B)}")
+    _need_float(A, "linalg.lstsq")
+    if A.ndim < 2:
+        raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
+    if B.ndim < 1:
+        raise RuntimeError("torch.linalg.lstsq: other must have at least 1 dimension.")
     vec = B.ndim == A.ndim - 1
     b = B[..., None] if vec else B
     if A.shape[-2] != b.shape[-2]:
         raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+    if driver is not None and driver not in _LSTSQ_DRIVERS:
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, "
+                           "gelsd, gelss)")
+    driver = driver or "gelsy"
     batch = broadcast_shapes_checked([A.shape[:-2], b.shape[:-2]])
     Ab = jnp.broadcast_to(A, batch + A.shape[-2:])
     bb = jnp.broadcast_to(b, batch + b.shape[-2:])
@@ -907,11 +1091,30 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
     pinv = jnp.matmul(jnp.conj(jnp.swapaxes(vh, -1, -2)) * sinv[..., None, :],
                       jnp.conj(jnp.swapaxes(u, -1, -2)))
     x = jnp.matmul(pinv, bb)
-    if vec:
-        x = x[..., 0]
     rank = jnp.sum(cut, axis=-1).astype(jnp.int64)
     empty = jnp.zeros((0,), s.dtype)
-    return x, empty, rank, empty
+    if m > n and driver != "gelsy":
+        r = jnp.matmul(Ab, x) - bb
+        res = jnp.sum(jnp.real(r * jnp.conj(r)), axis=-2)
+    else:
+        res = empty
+    full = jnp.all(rank == min(m, n))
+    if vec:
+        x = x[..., 0]
+    return (x, res, rank if driver != "gels" else jnp.zeros((0,), jnp.int64),
+            s if driver in ("gelsd", "gelss") else empty, full)
+
+
+def linalg_lstsq(A, B, rcond=None, *, driver=None):
+    """Mirrors `torch.linalg.lstsq`: the residuals are only returned for full-rank inputs (a
+    host check of the ranks), the singular values are not differentiable."""
+    x, res, rank, sv, full = call(OPS["_linalg_lstsq"], (A, B, rcond, driver))
+    if res.numel() and not bool(full.item()):
+        res = res.new_empty((0,))
+    return _lstsq_t(x, res, rank, sv.detach())
+
+
+_register("linalg_lstsq", linalg_lstsq, method=False)
 
 
 # ---- norms ------------------------------------------------------------------------------------
@@ -1283,3 +1486,6 @@ def _chol_inv_bwd(upper, res, g):
 
 
 _chol_inv.defvjp(_chol_inv_fwd, _chol_inv_bwd)
+
+
+from . import linalg_lu  # noqa: E402,F401  (LU-based ops; registers its rows)
