@@ -295,3 +295,26 @@ def test_exports():
         assert hasattr(torchlike.nn, name)
     assert not any(k.startswith("torch") and k in __import__("sys").modules for k in [])
     assert real_torch.nn.functional.relu is not torchlike.nn.functional.relu
+
+
+# ---- OpInfo sweep regressions ------------------------------------------------------------------
+
+def test_activation_argument_checks():
+    x = np.random.RandomState(0).randn(2, 8, 3).astype(np.float32)
+    check(lambda t: t.nn.functional.hardtanh(t.tensor(x), 0.5, -0.5))
+    check(lambda t: t.nn.functional.rrelu(t.tensor(x), 0.3, 0.1))
+    check(lambda t: t.nn.functional.prelu(t.tensor(1.0), t.ones(2)))
+    check(lambda t: t.nn.functional.prelu(t.tensor(x), t.ones(2, 4)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_rrelu_training_noise_stream(dtype):
+    # PyTorch draws one double uniform per element <= 0, in order
+    x = np.random.RandomState(0).randn(20).astype(dtype)
+
+    def body(t):
+        t.manual_seed(42)
+        a = t.tensor(x, requires_grad=True)
+        out = t.nn.functional.rrelu(a, training=True)
+        return out, t.autograd.grad(out.sum(), a)[0]
+    check(body)

@@ -508,3 +508,109 @@ def test_max_pool_gradient_at_ties_nans_and_padding(name, kw, dtype):
         (y * lib.arange(y.numel(), dtype=y.dtype).reshape(y.shape)).sum().backward()
         return y, x.grad
     check(f)
+
+
+# ---- argument checks and edge shapes (OpInfo sweep regressions) --------------------------------
+
+@pytest.mark.parametrize("kw", [
+    dict(stride=(-1,)), dict(padding=(-1,)), dict(dilation=(-1,)), dict(groups=0),
+    dict(groups=-1, padding="same"), dict(groups=3), dict(padding=-1, stride=-1),
+])
+def test_conv2d_argument_checks(kw):
+    check(lambda t: t.nn.functional.conv2d(t.tensor(R(2, 2, 4, 5)), t.tensor(R(2, 2, 1, 3)),
+                                           **kw))
+
+
+def test_conv_weight_rank_checks():
+    check(lambda t: t.nn.functional.conv1d(t.tensor(R(1, 1, 4)), t.tensor(R(1, 2))))
+    check(lambda t: t.nn.functional.conv2d(t.tensor(R(1, 1, 4, 3)), t.tensor(R(1, 2, 2)),
+                                           padding="same"))
+
+
+@pytest.mark.parametrize("fn,shape,kw", [
+    ("max_pool1d", (0, 10), dict(kernel_size=1)),
+    ("max_pool1d", (1, 10, 0), dict(kernel_size=1)),
+    ("max_pool1d", (3, 3, 3), dict(kernel_size=1, stride=0)),
+    ("max_pool1d", (3, 3, 3), dict(kernel_size=1, dilation=0)),
+    ("max_pool1d", (0, 1, 49), dict(kernel_size=0)),
+    ("max_pool1d", (0, 1, 49), dict(kernel_size=2, padding=-1, return_indices=True)),
+    ("max_pool2d", (0, 1, 49), dict(kernel_size=2, padding=4)),
+    ("max_pool2d", (2, 1, 10, 0), dict(kernel_size=1)),
+    ("max_pool2d", (0, 1, 4, 4), dict(kernel_size=2)),
+    ("max_pool3d", (0, 1, 2, 10), dict(kernel_size=1)),
+    ("max_pool3d", (0, 1, 49, 50), dict(kernel_size=2, padding=-1)),
+    ("avg_pool1d", (0, 3, 7), dict(kernel_size=2)),
+    ("avg_pool1d", (1, 0, 10), dict(kernel_size=1)),
+    ("avg_pool2d", (0, 1, 49), dict(kernel_size=(3, 2), padding=4)),
+    ("avg_pool3d", (0, 1, 2, 3, 2), dict(kernel_size=1)),
+    ("avg_pool3d", (1, 0, 4, 4), dict(kernel_size=1)),
+])
+def test_pool_shape_and_argument_checks(fn, shape, kw):
+    check(lambda t: getattr(t.nn.functional, fn)(t.tensor(R(*shape)), **kw))
+
+
+@pytest.mark.parametrize("fn,k", [("avg_pool1d", 2), ("avg_pool2d", 2), ("avg_pool3d", 2)])
+def test_avg_pool_integer_truncates_toward_zero(fn, k):
+    nd = int(fn[-2])
+    x = np.random.RandomState(0).randint(-9, 9, size=(1, 2) + (5,) * nd).astype(np.int64)
+    check(lambda t: getattr(t.nn.functional, fn)(t.tensor(x), k, padding=1))
+
+
+@pytest.mark.parametrize("fn,out", [
+    ("adaptive_avg_pool1d", ()), ("adaptive_avg_pool1d", (-1,)), ("adaptive_avg_pool1d", 3),
+    ("adaptive_max_pool1d", (1, 2)), ("adaptive_max_pool1d", (-1,)),
+    ("adaptive_avg_pool2d", (-1, 0)), ("adaptive_avg_pool2d", (1, 0)),
+    ("adaptive_max_pool2d", (-1, 0)), ("adaptive_max_pool2d", (1, 2, 3)),
+    ("adaptive_max_pool2d", (1, 0)),
+    ("adaptive_avg_pool3d", (-1, 0, 2)), ("adaptive_max_pool3d", ()),
+])
+def test_adaptive_pool_output_size_checks(fn, out):
+    nd = int(fn[-2])
+    check(lambda t: getattr(t.nn.functional, fn)(t.tensor(R(*(1, 1) + (4,) * nd)), out))
+
+
+@pytest.mark.parametrize("fn,shape", [("adaptive_avg_pool2d", (2, 2)),
+                                      ("adaptive_max_pool3d", (2, 2, 2))])
+def test_adaptive_pool_rank_checked_against_output_size(fn, shape):
+    nd = int(fn[-2])
+    check(lambda t: getattr(t.nn.functional, fn)(t.tensor(R(*shape)), (2,) * nd))
+
+
+def test_zero_batch_pools_and_unfold():
+    check(lambda t: t.nn.functional.adaptive_avg_pool1d(t.tensor(R(0, 8, 6)), 5))
+    check(lambda t: t.nn.functional.adaptive_avg_pool3d(t.tensor(R(0, 8, 5, 7, 4)), (5, 7, 4)))
+    check(lambda t: t.nn.functional.unfold(t.tensor(R(0, 1, 5, 5)), 2))
+    grad_check(lambda t, x: t.nn.functional.unfold(x, 2), R(0, 1, 5, 5))
+
+
+def test_max_unpool_indices_shape_check():
+    for nd, shape, ishape in ((1, (8, 8), (8, 7)), (2, (1, 1, 4, 4), (1, 1, 4, 1))):
+        check(lambda t: getattr(t.nn.functional, f"max_unpool{nd}d")(
+            t.tensor(R(*shape)), t.zeros(ishape, dtype=t.int64), 2))
+
+
+def test_max_unpool_grad_shared_indices():
+    # overlapping windows pick the same max twice: PyTorch's backward gives both the gradient
+    def fn(t, x):
+        o, i = t.nn.functional.max_pool2d(x, 2, stride=1, return_indices=True)
+        o = o.detach().requires_grad_(True)
+        u = t.nn.functional.max_unpool2d(o, i, 2, stride=1)
+        return t.autograd.grad(u, (o,), t.arange(16.).reshape(1, 1, 4, 4))[0]
+    check(lambda t: fn(t, t.tensor(R(1, 1, 4, 4))))
+
+
+def test_max_pool2d_with_indices_backward():
+    def fn(t):
+        x = t.tensor(R(1, 2, 3, 6))
+        out, idx = t.nn.functional.max_pool2d(x, (2, 2), stride=1, return_indices=True)
+        return t.ops.aten.max_pool2d_with_indices_backward(t.ones_like(out), x, [2, 2], [1, 1],
+                                                           [0, 0], [1, 1], False, idx)
+    check(fn)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("out", [(5, 7, 4), (5, 7, None)])
+def test_adaptive_avg_pool3d_half_accumulation(dtype, out):
+    x = np.random.RandomState(0).uniform(-9, 9, size=(3, 8, 8, 6)).astype(np.float32)
+    check(lambda t: t.nn.functional.adaptive_avg_pool3d(t.tensor(x).to(getattr(t, dtype)), out),
+          rtol=0, atol=0)

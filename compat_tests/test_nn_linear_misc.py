@@ -328,3 +328,16 @@ REPRS = [
 @pytest.mark.parametrize("i", range(len(REPRS)))
 def test_repr(i):
     same_repr(lambda torch: REPRS[i](torch.nn))
+
+
+# ---- OpInfo sweep regressions ------------------------------------------------------------------
+
+@pytest.mark.parametrize("pad", [(-4, 5, 0, 0), (0, 0, 2, -4), (5, -4, -4, 3)])
+def test_pad_replicate_negative_clamps_indices(pad):
+    x = np.random.RandomState(0).randn(2, 3, 4, 4)
+
+    def body(t):
+        a = t.tensor(x, requires_grad=True)
+        out = t.nn.functional.pad(a, pad, mode="replicate")
+        return out, t.autograd.grad(out, a, t.ones_like(out) * 2)[0]
+    check(body)

@@ -475,3 +475,54 @@ def test_ctc_concatenated_and_module():
     check(lambda lib: _ctc(lib, tg, np.array([12, 12, 9]), np.array([3, 1, 2])),
           rtol=1e-4, atol=1e-5)
     same_repr(lambda lib: lib.nn.CTCLoss(blank=1, zero_infinity=True))
+
+
+# ---- OpInfo sweep regressions ------------------------------------------------------------------
+
+def _arr(*shape, seed=0, dtype=np.float32):
+    return np.random.RandomState(seed).randn(*shape).astype(dtype)
+
+
+def test_l1_loss_complex_is_real():
+    a = (_arr(3, 4) + 1j * _arr(3, 4, seed=1)).astype(np.complex64)
+    b = (_arr(3, 4, seed=2) + 1j * _arr(3, 4, seed=3)).astype(np.complex64)
+    for red in ("mean", "sum", "none"):
+        check(lambda t: t.nn.functional.l1_loss(t.tensor(a), t.tensor(b), reduction=red))
+
+
+def test_triplet_and_pairwise_distance_dtypes():
+    c = [(_arr(5, 4, seed=s) + 1j * _arr(5, 4, seed=s + 9)).astype(np.complex64)
+         for s in range(3)]
+    i = [np.random.RandomState(s).randint(-5, 5, size=(5, 4)).astype(np.int16) for s in range(3)]
+    u = [np.random.RandomState(s).randint(0, 200, size=(5, 4)).astype(np.uint8)
+         for s in range(3)]  # the integer difference wraps before the float promotion
+    for xs in (c, i, u):
+        check(lambda t: t.nn.functional.triplet_margin_loss(*[t.tensor(x) for x in xs]))
+        check(lambda t: t.nn.functional.pairwise_distance(t.tensor(xs[0]), t.tensor(xs[1])))
+    check(lambda t: t.nn.functional.triplet_margin_with_distance_loss(
+        *[t.tensor(x) for x in i]))
+
+
+def test_embedding_losses_give_target_no_grad():
+    x = _arr(5, 3).astype(np.float64)
+    y = np.array([1., -1, 1, -1, 1])
+
+    def body(t, fn):
+        a = t.tensor(x, requires_grad=True)
+        tg = t.tensor(y, requires_grad=True)
+        out = fn(t, a, tg)
+        return t.autograd.grad(out, (a, tg), t.ones_like(out), allow_unused=True)
+    for red in ("none", "mean"):
+        check(lambda t: body(t, lambda t, a, tg: t.nn.functional.hinge_embedding_loss(
+            a, tg[:, None], reduction=red)))
+        check(lambda t: body(t, lambda t, a, tg: t.nn.functional.cosine_embedding_loss(
+            a, a * 2 + 1, tg, reduction=red)))
+
+
+def test_poisson_nll_broadcast_error_names_target_first():
+    check(lambda t: t.nn.functional.poisson_nll_loss(t.tensor(_arr(5, 4)), t.tensor(_arr(5))))
+
+
+def test_multi_margin_loss_float_target():
+    check(lambda t: t.nn.functional.multi_margin_loss(t.tensor(_arr(5, 4)),
+                                                      t.tensor(_arr(5))))

@@ -608,3 +608,19 @@ def test_clip_grad_norm_deprecated_alias():
         p = torchlike.nn.Parameter(torchlike.ones(2))
         p.grad = torchlike.ones(2)
         torchlike.nn.utils.clip_grad_norm([p], 1.0)
+
+
+# ---- OpInfo sweep regressions ------------------------------------------------------------------
+
+def test_local_response_norm_integer_input():
+    x = np.random.RandomState(0).randint(-9, 9, size=(2, 5, 4)).astype(np.int64)
+    check(lambda t: t.nn.functional.local_response_norm(t.tensor(x), 3))
+
+
+def test_batch_norm_empty_input_returns_before_shape_checks():
+    def body(t):
+        x = t.zeros(0, dtype=t.float64, requires_grad=True)
+        out = t.nn.functional.batch_norm(x, t.zeros(0, dtype=t.float64),
+                                         t.ones(0, dtype=t.float64), training=True)
+        return out, t.autograd.grad(out.sum(), x)[0]
+    check(body)

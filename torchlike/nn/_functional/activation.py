@@ -221,6 +221,8 @@ def relu_(input):
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """Mirrors `F.hardtanh`."""
     _t("hardtanh", input)
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
     if input.dtype.category == 0:
         raise NotImplementedError("\"hardtanh_cpu\" not implemented for 'Bool'")
     return _call(_hardtanh, (input, min_val, max_val), inplace)
@@ -293,6 +295,11 @@ def prelu(input, weight):
     _t("prelu", input)
     if input.dtype.category < 2:
         _prelu_check(input.dtype, None)
+    if input.dim() == 0 and weight.numel() != 1:
+        raise RuntimeError("Not allow zero-dim input tensor.")
+    if weight.dim() > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.dim()}")
     return _call(_prelu, (input, weight))
 
 
@@ -300,15 +307,22 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Mirrors `F.rrelu`: in training each negative element gets a slope drawn from
     U(lower, upper); in eval the slope is (lower + upper) / 2."""
     _t("rrelu", input)
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if input.dtype.category < 2:
         raise NotImplementedError(f"\"leaky_relu_cpu\" not implemented for "
                                   f"'{_SHORT.get(str(input.dtype)[6:], str(input.dtype))}'")
     if not training:
         return leaky_relu(input, (lower + upper) / 2, inplace)
-    from ... import empty_like, no_grad, where
+    from ... import empty, float64, int64, no_grad, where
     with no_grad():
-        noise = empty_like(input).uniform_(lower, upper)
-        noise = where(input >= 0, 1.0, noise).to(input.dtype)
+        # PyTorch draws one double uniform per element <= 0, in order: the k-th such
+        # element takes the k-th draw
+        draws = empty((max(input.numel(), 1),), dtype=float64,
+                      device=input.device).uniform_(lower, upper)
+        drawn = input <= 0
+        k = (drawn.reshape(-1).to(int64).cumsum(0) - 1).clamp_min(0)
+        noise = where(drawn, draws[k].reshape(input.shape), 1.0).to(input.dtype)
     if inplace:
         return input.mul_(noise)
     return input * noise

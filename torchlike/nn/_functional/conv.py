@@ -27,7 +27,8 @@ from ..._core import programs
 __all__ = [
     "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
     "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices",
-    "max_pool2d_with_indices", "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d",
+    "max_pool2d_with_indices", "max_pool3d_with_indices", "max_pool2d_with_indices_backward",
+    "avg_pool1d", "avg_pool2d",
     "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
     "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d",
     "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
@@ -110,10 +111,42 @@ def _conv_fn(nd, stride, padding, dilation, groups, has_bias, transposed, output
     return f
 
 
-def _check_conv(nd, name, input, weight, bias, groups, transposed):
+def _check_conv_params(nd, input, weight, groups, conv_args):
+    """PyTorch's convolution argument checks, in its order (weight rank, groups, then the
+    padding / stride / dilation signs and the weight-vs-groups size checks)."""
+    if weight.dim() < 3:
+        raise RuntimeError("weight should have at least three dimensions")
+    if int(groups) <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if conv_args is None:
+        return
+    stride, padding, dilation = conv_args
+    k = weight.dim() - 2
+    if isinstance(padding, str) and weight.dim() != nd + 2:
+        ndim = input.dim() if input.dim() == nd + 2 else input.dim() + 1
+        shape = tuple(input.shape) if input.dim() == nd + 2 else (1,) + tuple(input.shape)
+        raise RuntimeError(f"Expected {weight.dim()}-dimensional input for {weight.dim()}-"
+                           f"dimensional weight{_sizes(weight.shape)}, but got {ndim}-"
+                           f"dimensional input of size {_sizes(shape)} instead")
+    if k != nd:
+        return
+    if not isinstance(padding, str) and any(p < 0 for p in _ntuple(padding, nd)):
+        raise RuntimeError("negative padding is not supported")
+    if any(v <= 0 for v in _ntuple(stride, nd)):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(v < 0 for v in _ntuple(dilation, nd)):
+        raise RuntimeError("dilation should be greater than zero")
+    if weight.shape[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at "
+                           f"dimension 0, but got weight of size {_sizes(weight.shape)} instead")
+
+
+def _check_conv(nd, name, input, weight, bias, groups, transposed, conv_args=None):
     if input.dim() not in (nd + 1, nd + 2):
         raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to "
                            f"{name}, but got input of size: {_sizes(input.shape)}")
+    if not transposed:
+        _check_conv_params(nd, input, weight, groups, conv_args)
     if weight.dim() != nd + 2:
         k = weight.dim() - 2
         raise RuntimeError(f"expected stride to be a single integer value or a list of {k} "
@@ -149,7 +182,8 @@ def _check_conv(nd, name, input, weight, bias, groups, transposed):
 @_autocast_op("conv")
 def _conv(nd, name, input, weight, bias, stride, padding, dilation, groups,
           pad_mode="zeros", mode_pad=None):
-    shape = _check_conv(nd, name, input, weight, bias, groups, False)
+    shape = _check_conv(nd, name, input, weight, bias, groups, False,
+                        (stride, padding, dilation))
     stride = _ntuple(stride, nd)
     dilation = _ntuple(dilation, nd)
     k = tuple(weight.shape[2:])
@@ -271,7 +305,7 @@ def _gather_windows(x, tables, pad_value):
     perm = (tuple(range(lead)) + tuple(lead + 2 * i for i in range(nd))
             + tuple(lead + 2 * i + 1 for i in range(nd)))
     x = x.transpose(perm)
-    return x.reshape(x.shape[:lead + nd] + (-1,))
+    return x.reshape(x.shape[:lead + nd] + (int(np.prod([t.shape[1] for t in tables])),))
 
 
 def _flat_table(tables, sizes):
@@ -286,7 +320,7 @@ def _flat_table(tables, sizes):
         view[d] = t.shape[0]
         view[nd + d] = t.shape[1]
         flat = flat + (np.minimum(t, sizes[d] - 1).astype(np.int64) * mult[d]).reshape(view)
-    return flat.reshape(shape_o + (-1,))
+    return flat.reshape(shape_o + (int(np.prod(shape_k)),))
 
 
 def _pool_len(L, k, s, p, d, ceil):
@@ -312,7 +346,7 @@ def _pad_value(dtype):
 
 @programs.factory
 def _max_fn(tables_key, sizes, return_indices, kind):
-    tables = [np.array(t, np.int32) for t in tables_key]
+    tables = _unkey(tables_key)
     flat = _flat_table(tables, sizes)
     valid = _flat_table([np.where(t == L, -1, 0) for t, L in zip(tables, sizes)],
                         (1,) * len(sizes)) == 0     # window elements that are not padding
@@ -407,7 +441,12 @@ def _order_keys(x):
 
 
 def _key(tables):
-    return tuple(tuple(map(tuple, t.tolist())) for t in tables)
+    # (shape, flat values): the shape survives tables with no windows (a zero output size)
+    return tuple((t.shape, tuple(t.reshape(-1).tolist())) for t in tables)
+
+
+def _unkey(tables_key):
+    return [np.array(v, np.int32).reshape(shape) for shape, v in tables_key]
 
 
 def _check_pool_rank(nd, input, name):
@@ -420,7 +459,7 @@ def _check_pool_rank(nd, input, name):
                                    f"{_sizes(input.shape)}")
             raise RuntimeError(f"Expected 2 to 3 dimensions, but got {r}-dimensional tensor for "
                                f"argument #1 'self' (while checking arguments for {name})")
-    elif r not in (nd + 1, nd + 2) or input.numel() == 0:
+    elif r not in (nd + 1, nd + 2):
         if name.startswith("avg") and r < nd:
             raise IndexError(f"Dimension out of range (expected to be in range of "
                              f"[{-max(r, 1)}, {max(r, 1) - 1}], but got {-nd - 1})")
@@ -436,10 +475,37 @@ def _pool_params(nd, kernel_size, stride, padding, dilation):
     return k, s, p, d
 
 
-def _check_out(input, nd, k, s, p, d, ceil, style="2d"):
+def _check_pool_nonempty(input, nd, style, name):
+    """Pooling allows a zero batch, never a zero channel / spatial (non-batch) size."""
+    shape = list(input.shape)
+    if style == "as2d":  # PyTorch pools 1-d as 2-d over an inserted unit dim
+        shape.insert(len(shape) - 1, 1)
+        nd = 2
+    inner = shape[1:] if len(shape) == nd + 2 else shape
+    if all(v > 0 for v in inner):
+        return
+    if nd == 2:
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch "
+                           f"size for input, but got:{_sizes(shape)}")
+    raise RuntimeError(f"{name}(): Expected input's non-batch dimensions to have positive length, "
+                       f"but input has a shape of {_sizes(shape)} and non-batch dimension 0 has "
+                       f"length zero!")
+
+
+def _check_out(input, nd, k, s, p, d, ceil, style="2d", name=None):
     """PyTorch's pooling argument checks. `style` "max1d" is max_pool1d's own kernel; "as2d"
     is a 1-d pool PyTorch runs as a 2-d one over an inserted unit dim."""
     sizes = tuple(input.shape[-nd:])
+    if style == "max1d":
+        for what, v, bad in (("kernel_size", k[0], k[0] <= 0), ("stride", s[0], s[0] <= 0),
+                             ("padding", p[0], p[0] < 0), ("dilation", d[0], d[0] <= 0)):
+            if bad:
+                req = "be non-negative" if what == "padding" else "be greater than zero"
+                raise RuntimeError(f"max_pool1d() {what} must {req}, but got {v}")
+    else:
+        for pp in p:
+            if pp < 0:
+                raise RuntimeError(f"pad must be non-negative, but got pad: {pp}")
     for kk, pp, dd in zip(k, p, d):
         if style == "max1d":
             if pp > kk // 2:
@@ -448,6 +514,8 @@ def _check_out(input, nd, k, s, p, d, ceil, style="2d"):
         elif pp > ((kk - 1) * dd + 1) // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
                                f"pad={pp}, kernel_size={kk} and dilation={dd}")
+    if style != "max1d":
+        _check_pool_nonempty(input, nd, style, name)
     outs = [_pool_len(L, kk, ss, pp, dd, ceil) for L, kk, ss, pp, dd in zip(sizes, k, s, p, d)]
     if any(o < 1 for o in outs):
         if style == "max1d":
@@ -465,7 +533,11 @@ def _max_pool(nd, input, kernel_size, stride, padding, dilation, ceil_mode, retu
     _check_pool_rank(nd, input, f"max_pool{nd}d")
     k, s, p, d = _pool_params(nd, kernel_size, stride, padding, dilation)
     style = "2d" if nd > 1 else "as2d" if return_indices else "max1d"
-    sizes = _check_out(input, nd, k, s, p, d, ceil_mode, style)
+    if style == "max1d" and any(v == 0 for v in input.shape[input.dim() - 2:]):
+        raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
+                           f"dim batch size for input, but got:{_sizes(input.shape)}")
+    sizes = _check_out(input, nd, k, s, p, d, ceil_mode, style,
+                       "max_pool3d_with_indices_out_cpu_template")
     if not return_indices and input.dtype.itemsize < 8 and input.dtype.is_floating_point and \
             all(dd == 1 for dd in d):
         fn = _max_window_fn(input.dim(), sizes, k, s, p, bool(ceil_mode))
@@ -475,6 +547,29 @@ def _max_pool(nd, input, kernel_size, stride, padding, dilation, ceil_mode, retu
     fn = _max_fn(_key(tables), sizes, bool(return_indices), "max")
     out = _run(fn, (input,), f"MaxPool{nd}DWithIndicesBackward0", ("self",))
     return out if return_indices else out[0]
+
+
+@programs.factory
+def _max_pool_backward_fn(nd):
+    def f(g, x, idx):
+        lead = x.shape[:x.ndim - nd]
+        total = int(np.prod(x.shape[x.ndim - nd:]))
+        n = int(np.prod(g.shape[g.ndim - nd:]))
+        gf = g.reshape(lead + (n,))
+        jf = idx.reshape(lead + (n,))
+        z = jnp.zeros(lead + (total,), g.dtype)
+        z = z.at[tuple(jnp.indices(gf.shape)[:-1]) + (jf,)].add(gf, mode="drop")
+        return z.reshape(x.shape)   # x only gives the shape: its gradient is zero
+
+    return f
+
+
+def max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding,
+                                     dilation, ceil_mode, indices):
+    """Mirrors `torch.ops.aten.max_pool2d_with_indices_backward`: `grad_output` summed into
+    an `input`-shaped gradient at the forward's `indices`."""
+    return _run(_max_pool_backward_fn(2), (grad_output, input, indices),
+                "MaxPool2DWithIndicesBackwardBackward0")[0]
 
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
@@ -515,14 +610,15 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 @programs.factory
 def _avg_fn(tables_key, div_flat, div_shape):
-    tables = [np.array(t, np.int32) for t in tables_key]
+    tables = _unkey(tables_key)
     div = np.array(div_flat).reshape(div_shape)
 
     def f(x):
         w = _gather_windows(x, tables, 0)
         s = jnp.sum(w, axis=-1)
-        if jnp.issubdtype(x.dtype, jnp.integer):
-            return (s // jnp.asarray(div, s.dtype)).astype(x.dtype)
+        if jnp.issubdtype(x.dtype, jnp.integer):  # PyTorch truncates toward zero
+            q = lax.div(s, jnp.broadcast_to(jnp.asarray(div, s.dtype), s.shape))
+            return q.astype(x.dtype)
         return (s / jnp.asarray(div, s.dtype)).astype(x.dtype)
 
     return f
@@ -541,7 +637,8 @@ def _avg_pool(nd, input, kernel_size, stride, padding, ceil_mode, count_include_
               divisor_override):
     _check_pool_rank(nd, input, f"avg_pool{nd}d")
     k, s, p, d = _pool_params(nd, kernel_size, stride, padding, 1)
-    sizes = _check_out(input, nd, k, s, p, d, ceil_mode, "as2d" if nd == 1 else "2d")
+    sizes = _check_out(input, nd, k, s, p, d, ceil_mode, "as2d" if nd == 1 else "2d",
+                       f"avg_pool{nd}d")
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     tables = [_window_table(L, kk, ss, pp, 1, ceil_mode) for L, kk, ss, pp in zip(sizes, k, s, p)]
@@ -589,6 +686,11 @@ def _adaptive_table(L, out, pad_with_start):
 
 def _adaptive_sizes(nd, input, output_size, name, colon=""):
     r = input.dim()
+    if nd > 1 and isinstance(output_size, (list, tuple)) and r <= len(output_size):
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+    if nd == 1 and isinstance(output_size, (list, tuple)) and len(output_size) != 1:
+        raise RuntimeError(f"{name}() argument 'output_size' should contain one int (got "
+                           f"{len(output_size)})")
     if nd == 1:
         if r not in (2, 3):
             raise RuntimeError(f"Expected 2 to 3 dimensions, but got {r}-dimensional tensor for "
@@ -598,12 +700,26 @@ def _adaptive_sizes(nd, input, output_size, name, colon=""):
                            f"{_sizes(input.shape)}")
     if isinstance(output_size, (list, tuple)):
         if len(output_size) != nd:
+            if colon:
+                raise RuntimeError(f"{name}(): internal error: output_size.size() must be {nd}")
             raise RuntimeError(f"{name}: output_size must be {nd}")
         osz = output_size
     else:
         osz = (output_size,) * nd
     sizes = tuple(input.shape[-nd:])
-    return sizes, tuple(L if o is None else int(o) for o, L in zip(osz, sizes))
+    outs = tuple(L if o is None else int(o) for o, L in zip(osz, sizes))
+    if any(o < 0 for o in outs):
+        # PyTorch runs the 1-d pools as 2-d ones over an inserted unit dim
+        full = outs if nd > 1 else (1,) + outs
+        if colon:  # max: the negative size reaches the output allocation
+            lead = tuple(input.shape[:-nd])
+            neg = next(o for o in full if o < 0)
+            raise RuntimeError(f"Trying to create tensor with negative dimension {neg}: "
+                               f"{_sizes(lead + full)}")
+        body = ", ".join(map(str, full[:2])) + "".join(f",{o}" for o in full[2:])
+        raise RuntimeError(f"adaptive_avg_pool{len(full)}d: elements of output_size must be "
+                           f"greater than or equal to 0 but received {{{body}}}")
+    return sizes, outs
 
 
 def _adaptive_avg(nd, input, output_size):
@@ -614,17 +730,37 @@ def _adaptive_avg(nd, input, output_size):
         t, lens = _adaptive_table(L, o, False)
         tables.append(t)
         div = div[..., None] * lens
-    fn = _adaptive_avg_fn(_key(tables), tuple(div.reshape(-1).tolist()), div.shape)
+    seq = None
+    if nd == 3 and str(input.dtype) in ("torch.float16", "torch.bfloat16") and \
+            outs != (1, 1, 1):  # (1, 1, 1) is PyTorch's mean, accumulated in float
+        # PyTorch's 3-d CPU kernel sums each window in the half type, then divides (in float)
+        # by the window's time, height and width sizes in turn
+        seq = tuple(tuple(int(v) for v in _adaptive_table(L, o, False)[1])
+                    for L, o in zip(sizes, outs))
+    fn = _adaptive_avg_fn(_key(tables), tuple(div.reshape(-1).tolist()), div.shape, seq)
     return _run(fn, (input,), f"AdaptiveAvgPool{nd}DBackward0")[0]
 
 
 @programs.factory
-def _adaptive_avg_fn(tables_key, div_flat, div_shape):
-    tables = [np.array(t, np.int32) for t in tables_key]
+def _adaptive_avg_fn(tables_key, div_flat, div_shape, seq=None):
+    tables = _unkey(tables_key)
     div = np.array(div_flat).reshape(div_shape)
 
     def f(x):
         w = _gather_windows(x, tables, 0)
+        if seq is not None:
+            # in-order accumulation rounded to the half type every step (reduce_precision:
+            # XLA would fold a plain f16 -> f32 -> f16 round trip away)
+            bits = (5, 10) if x.dtype == jnp.float16 else (8, 7)
+            w = w.astype(jnp.float32)
+            s = w[..., 0]
+            for j in range(1, w.shape[-1]):
+                s = lax.reduce_precision(s + w[..., j], *bits)
+            for d, lens in enumerate(seq):
+                shape = [1] * len(seq)
+                shape[d] = len(lens)
+                s = s / jnp.asarray(np.array(lens).reshape(shape), jnp.float32)
+            return s.astype(x.dtype)
         return (jnp.sum(w, axis=-1) / jnp.asarray(div, x.dtype)).astype(x.dtype)
 
     return f
@@ -689,16 +825,33 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
 def _unpool_fn(out_spatial, nd):
     total = int(np.prod(out_spatial))
 
-    def f(x, idx):
+    def flat(x, idx):
         lead = x.shape[:x.ndim - nd]
-        xf = x.reshape(lead + (-1,))
-        jf = idx.reshape(lead + (-1,))
+        n = int(np.prod(x.shape[x.ndim - nd:]))
+        return lead, x.reshape(lead + (n,)), idx.reshape(lead + (n,))
+
+    @jax.custom_vjp
+    def unpool(x, idx):
+        lead, xf, jf = flat(x, idx)
         z = jnp.zeros(lead + (total,), x.dtype)
         lead_idx = jnp.indices(xf.shape)[:-1]
         z = z.at[tuple(lead_idx) + (jf,)].set(xf, mode="drop")
         return z.reshape(lead + out_spatial)
 
-    return f
+    def fwd(x, idx):
+        return unpool(x, idx), idx
+
+    def bwd(idx, g):
+        # PyTorch's backward gathers the output gradient at every index, so inputs sharing
+        # an index all receive it (not only the one the forward wrote last)
+        lead = idx.shape[:idx.ndim - nd]
+        jf = idx.reshape(lead + (-1,))
+        gf = g.reshape(lead + (total,))
+        gx = jnp.take_along_axis(gf, jnp.clip(jf, 0, total - 1), axis=-1)
+        return gx.reshape(idx.shape).astype(g.dtype), None
+
+    unpool.defvjp(fwd, bwd)
+    return unpool
 
 
 def _max_unpool(nd, input, indices, kernel_size, stride, padding, output_size):
@@ -722,6 +875,12 @@ def _max_unpool(nd, input, indices, kernel_size, stride, padding, output_size):
             if not (mn < out[i] < mx):
                 raise ValueError(f'invalid output_size "{list(output_size)}" (dim {i} must be '
                                  f'between {mn} and {mx})')
+    if tuple(indices.shape) != tuple(input.shape):
+        # PyTorch runs the 1-d unpool as a 2-d one over an appended unit dim
+        extra = (1,) if nd == 1 else ()
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
+                           f"({_sizes(tuple(input.shape) + extra)}) but got indices tensor with "
+                           f"shape: {_sizes(tuple(indices.shape) + extra)}")
     out = tuple(int(o) for o in out)
     total = int(np.prod(out))
     if indices.numel():
@@ -756,7 +915,7 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 @programs.factory
 def _lp_fn(tables_key, div, norm_type, kprod):
-    tables = [np.array(t, np.int32) for t in tables_key]
+    tables = _unkey(tables_key)
 
     def f(x):
         w = _gather_windows(x ** norm_type, tables, 0)
@@ -776,7 +935,8 @@ def _lp_pool(nd, input, norm_type, kernel_size, stride, ceil_mode):
         return -mp(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
     _check_pool_rank(nd, input, f"avg_pool{nd}d")
     k, s, p, d = _pool_params(nd, kernel_size, stride, 0, 1)
-    sizes = _check_out(input, nd, k, s, p, d, ceil_mode, "as2d" if nd == 1 else "2d")
+    sizes = _check_out(input, nd, k, s, p, d, ceil_mode, "as2d" if nd == 1 else "2d",
+                       f"avg_pool{nd}d")
     tables = [_window_table(L, kk, ss, 0, 1, ceil_mode) for L, kk, ss in zip(sizes, k, s)]
     kprod = int(np.prod(k))
     # the average pool's divisor with count_include_pad (no padding here: clipped at ceil_mode)
@@ -792,7 +952,7 @@ def _lp_pool(nd, input, norm_type, kernel_size, stride, ceil_mode):
 
 @programs.factory
 def _lp_fn_div(tables_key, div_flat, div_shape, norm_type, kprod):
-    tables = [np.array(t, np.int32) for t in tables_key]
+    tables = _unkey(tables_key)
     div = np.array(div_flat, np.float64).reshape(div_shape)
 
     def f(x):
@@ -1110,7 +1270,7 @@ def upsample_bilinear(input, size=None, scale_factor=None):
 
 @programs.factory
 def _unfold_fn(tables_key, unbatched):
-    tables = [np.array(t, np.int32) for t in tables_key]
+    tables = _unkey(tables_key)
 
     def f(x):
         if unbatched:
@@ -1118,7 +1278,8 @@ def _unfold_fn(tables_key, unbatched):
         w = _gather_windows(x, tables, 0)  # (N, C, oh, ow, kh*kw)
         n, c = w.shape[:2]
         L = w.shape[2] * w.shape[3]
-        w = w.reshape(n, c, L, -1).transpose(0, 1, 3, 2).reshape(n, -1, L)
+        kk = w.shape[-1]
+        w = w.reshape(n, c, L, kk).transpose(0, 1, 3, 2).reshape(n, c * kk, L)
         return w[0] if unbatched else w
 
     return f

@@ -136,7 +136,9 @@ def _size_warning(input, target):
 
 
 def _abs(d):
-    # |d| with PyTorch's gradient sign(d) (0 at 0)
+    # |d| with PyTorch's gradient sign(d) (0 at 0); a complex |d| is real
+    if jnp.iscomplexobj(d):
+        return jnp.abs(d)
     return d * jnp.sign(d)
 
 
@@ -768,6 +770,8 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if weight is not None and weight.numel() != c:
         raise RuntimeError(f"inconsistent weight size, expected {c} but got "
                            f"{_dims(weight.shape)}")
+    if str(target.dtype) != "torch.int64":
+        raise RuntimeError(f"expected scalar type Long but found {_dname(target.dtype)}")
     tv = _np(target)
     if ((tv < 0) | (tv >= c)).any():
         raise RuntimeError("target out of range")
@@ -799,7 +803,8 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     # PyTorch's first broadcast is where(target != 1, margin - input, 0): target comes first
     broadcast_shapes_checked([tuple(target.shape), tuple(input.shape)])
     fn = _hinge_k(reduction, float(margin), _float_result(input, target).np)
-    return _run(fn, (input, target), _rname(reduction, "AddBackward0"))
+    # the target only selects (target != 1...): PyTorch's graph gives it no gradient
+    return _run(fn, (input, target.detach()), _rname(reduction, "AddBackward0"))
 
 
 @_kernel
@@ -837,7 +842,8 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     s = broadcast_shapes_checked([tuple(input1.shape), tuple(input2.shape)])
     broadcast_shapes_checked([tuple(target.shape), s[:td]])
     fn = _cosine_k(reduction, float(margin), td, _float_result(input1, input2).np)
-    return _run(fn, (input1, input2, target), _rname(reduction, "AddBackward0"))
+    # the target only selects (target == 1...): PyTorch's graph gives it no gradient
+    return _run(fn, (input1, input2, target.detach()), _rname(reduction, "AddBackward0"))
 
 
 @_kernel
@@ -864,14 +870,18 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
     return _run(fn, (input1, input2, target), _rname(reduction, "ClampMinBackward0"))
 
 
-def _pdist(x1, x2, p, eps):
-    """torch.pairwise_distance: the p-norm of x1 - x2 + eps over the last dim."""
-    d = x1 - x2 + eps
+def _pdist(x1, x2, p, eps, dtype=None):
+    """torch.pairwise_distance: the p-norm of x1 - x2 + eps over the last dim (integers
+    subtract in their own type, wrapping as PyTorch's do, before the float promotion)."""
+    d = x1 - x2
+    if dtype is not None:
+        d = d.astype(dtype)
+    d = d + eps
     if d.ndim == 0:
         d = d[None]
     ad = _abs(d)
     if p == 2:
-        s = jnp.sum(d * d, axis=-1)
+        s = jnp.sum(ad * ad if jnp.iscomplexobj(d) else d * d, axis=-1)
         safe = jnp.where(s > 0, s, 1)
         return jnp.where(s > 0, jnp.sqrt(safe), 0)
     if p == math.inf:
@@ -886,12 +896,12 @@ def _pdist(x1, x2, p, eps):
 
 
 @_kernel
-def _triplet_k(reduction, margin, p, eps, swap):
+def _triplet_k(reduction, margin, p, eps, swap, dtype=None):
     def f(a, pos, neg):
-        dp = _pdist(a, pos, p, eps)
-        dn = _pdist(a, neg, p, eps)
+        dp = _pdist(a, pos, p, eps, dtype)
+        dn = _pdist(a, neg, p, eps, dtype)
         if swap:
-            dn = jnp.minimum(dn, _pdist(pos, neg, p, eps))
+            dn = jnp.minimum(dn, _pdist(pos, neg, p, eps, dtype))
         return _red(jnp.maximum(margin + dp - dn, 0), reduction)
     return f
 
@@ -914,7 +924,8 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     _triplet_dims(anchor, positive, negative)
     broadcast_shapes_checked([tuple(anchor.shape), tuple(positive.shape),
                               tuple(negative.shape)])
-    fn = _triplet_k(reduction, float(margin), float(p), float(eps), bool(swap))
+    fn = _triplet_k(reduction, float(margin), float(p), float(eps), bool(swap),
+                    _float_result(anchor, positive, negative).np)
     return _run(fn, (anchor, positive, negative), _rname(reduction, "ClampMinBackward0"))
 
 
@@ -929,7 +940,8 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     if distance_function is None:
         broadcast_shapes_checked([tuple(anchor.shape), tuple(positive.shape),
                                   tuple(negative.shape)])
-        fn = _triplet_k(reduction, float(margin), 2.0, 1e-6, bool(swap))
+        fn = _triplet_k(reduction, float(margin), 2.0, 1e-6, bool(swap),
+                        _float_result(anchor, positive, negative).np)
         return _run(fn, (anchor, positive, negative), _rname(reduction, "ClampMinBackward0"))
     import torchlike
     dist_pos = distance_function(anchor, positive)
@@ -973,7 +985,8 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
         reduction = _legacy_get_string(size_average, reduce)
     if reduction != "none" and reduction != "mean" and reduction != "sum":
         raise ValueError(reduction + " is not a valid value for reduction")
-    broadcast_shapes_checked([tuple(input.shape), tuple(target.shape)])
+    # PyTorch's first broadcast is target * input (or target * log(input + eps))
+    broadcast_shapes_checked([tuple(target.shape), tuple(input.shape)])
     fn = _poisson_k(reduction, bool(log_input), bool(full), float(eps),
                     _float_result(input, target).np)
     return _run(fn, (input, target),

@@ -213,6 +213,15 @@ _NODE = {"reflect": "ReflectionPad{}DBackward0", "replicate": "ReplicationPad{}D
 
 def _pad_nonconst_impl(input, pad, mode):
     n = len(pad) // 2
+    if mode == "replicate":  # out[j] = in[clamp(j - left, 0, L - 1)], negative pads included
+        x = input
+        for i in range(n):
+            lo, hi = pad[2 * (n - 1 - i)], pad[2 * (n - 1 - i) + 1]
+            d = input.ndim - n + i
+            size = input.shape[d]
+            idx = np.clip(np.arange(size + lo + hi) - lo, 0, size - 1)
+            x = jnp.take(x, jnp.asarray(idx, np.int32), axis=d)
+        return x
     x = input
     # negative pads crop first; then the positive pads are added with jnp.pad
     cfg = [(0, 0)] * (input.ndim - n)
@@ -429,6 +438,13 @@ def _pairwise_distance(x1, x2, p, eps, keepdim):
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """Mirrors `F.pairwise_distance`: ||x1 - x2 + eps||_p over the last dim."""
     _broadcast(x1.shape, x2.shape)
+    if not any(t.dtype.is_floating_point or t.dtype.is_complex or str(t.dtype) == "torch.bool"
+               for t in (x1, x2)):
+        # x1 - x2 + eps: the integer difference (wrapping in its own type), then the default
+        # float dtype, as in PyTorch
+        from ..._core import dtype as _dt
+        x1 = (x1 - x2).to(_dt.get_default_dtype())
+        x2 = x1.new_zeros(())
     return _reg.call(_pairwise_distance, (x1, x2, float(p), eps, bool(keepdim)))
 
 

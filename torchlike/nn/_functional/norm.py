@@ -113,6 +113,15 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
     elif eps < 0.0:
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    if input.numel() == 0:
+        # PyTorch returns before any shape check: a copy (scaled / shifted by the first
+        # weight / bias element when there is one), so the graph stays connected
+        out = input.clone()
+        if weight is not None and weight.numel() > 0:
+            out = out * weight.reshape(-1)[0]
+        if bias is not None and bias.numel() > 0:
+            out = out + bias.reshape(-1)[0]
+        return out
     if input.dim() < 2:
         raise ValueError(f"Expected 2D or more input (got {input.dim()}D input)")
     c = input.shape[1]
@@ -274,7 +283,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
 
 
 @programs.factory
-def _lrn_fn(size, alpha, beta, k):
+def _lrn_fn(size, alpha, beta, k, float_dtype=None):
     def f(x):
         sq = jnp.square(x)
         pad = [(0, 0)] * x.ndim
@@ -282,6 +291,9 @@ def _lrn_fn(size, alpha, beta, k):
         sq = jnp.pad(sq, pad)
         c = x.shape[1]
         s = sum(jax.lax.slice_in_dim(sq, i, i + c, axis=1) for i in range(size))
+        if float_dtype is not None:  # integer input: PyTorch's average pool truncates
+            s = jax.lax.div(s, jnp.full(s.shape, size, s.dtype)).astype(float_dtype)
+            return (x.astype(float_dtype) / jnp.power(s * alpha + k, beta)).astype(float_dtype)
         div = jnp.power(s / size * alpha + k, beta)
         return x / div
     return f
@@ -296,7 +308,11 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
                          f"(got {dim} dimensions)")
     if input.numel() == 0:
         return input
-    return apply_jax(_lrn_fn(int(size), float(alpha), float(beta), float(k)), [input],
+    fd = None
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        from ..._core import dtype as _dt
+        fd = _dt.get_default_dtype().np
+    return apply_jax(_lrn_fn(int(size), float(alpha), float(beta), float(k), fd), [input],
                      "DivBackward0")[0]
 
 
