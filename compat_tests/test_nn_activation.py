@@ -316,5 +316,7 @@ def test_rrelu_training_noise_stream(dtype):
         t.manual_seed(42)
         a = t.tensor(x, requires_grad=True)
         out = t.nn.functional.rrelu(a, training=True)
-        return out, t.autograd.grad(out.sum(), a)[0]
+        # the stream moves on by one draw per element <= 0, none for a positive input
+        after = t.rand(3), t.nn.functional.rrelu(t.ones(4), training=True), t.rand(2)
+        return out, t.autograd.grad(out.sum(), a)[0], after
     check(body)

@@ -317,10 +317,13 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     from ... import empty, float64, int64, no_grad, where
     with no_grad():
         # PyTorch draws one double uniform per element <= 0, in order: the k-th such
-        # element takes the k-th draw
-        draws = empty((max(input.numel(), 1),), dtype=float64,
-                      device=input.device).uniform_(lower, upper)
+        # element takes the k-th draw, and the stream moves on by as many draws (their count
+        # is read: one number)
         drawn = input <= 0
+        count = int(drawn.sum())
+        draws = empty((max(count, 1),), dtype=float64, device=input.device)
+        if count:
+            draws.uniform_(lower, upper)
         k = (drawn.reshape(-1).to(int64).cumsum(0) - 1).clamp_min(0)
         noise = where(drawn, draws[k].reshape(input.shape), 1.0).to(input.dtype)
     if inplace:
