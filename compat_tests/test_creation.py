@@ -344,3 +344,23 @@ SPACE_ARGS = [
 @pytest.mark.parametrize("expr", SPACE_ARGS)
 def test_space_argument_types(expr):
     check(eval("lambda torch: " + expr))
+
+
+def test_complex_polar_broadcast_grad_and_numbers():
+    def f(torch):
+        r = torch.tensor([1.0, 2.0, 0.5], requires_grad=True)
+        th = torch.tensor([[0.3], [-1.2]], requires_grad=True)
+        z = torch.polar(r, th) * torch.complex(r, th)
+        return z, torch.autograd.grad(z.abs().sum(), (r, th))
+    check(f, rtol=1e-5)
+    for expr in ("torch.polar(torch.ones(2), 1)", "torch.polar(1, torch.ones(2))",
+                 "torch.complex(1, 2)"):
+        check(lambda torch: eval(expr, dict(torch=torch)))
+
+
+@pytest.mark.parametrize("args", [(0, 10, 1.5), (0.5, 10, 1), (10, 0.5, -1.5), (0, 3, 0.3),
+                                  (5, -0.5, -2.2), (-3.2, 4.7, 1.9)])
+def test_arange_integer_dtype_truncates(args):
+    check(lambda torch: torch.arange(*args, dtype=torch.int64))
+    check(lambda torch: torch.arange(*args, out=torch.tensor([], dtype=torch.int64)))
+    check(lambda torch: torch.arange(*args, out=torch.tensor([], dtype=torch.int32)))

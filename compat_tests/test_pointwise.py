@@ -252,10 +252,7 @@ KNOWN_DIFF = {
     'mvlgamma-uint8',
     'nextafter-bool-int32',
     'nextafter-int32-complex64',
-    'polygamma-float32',
     'polygamma-float64',
-    'polygamma-int32',
-    'polygamma-int64',
     'pow-bool',
     'pow-bool-int32',
     'remainder-bool',
@@ -354,3 +351,65 @@ def test_inplace_on_a_view_after_another_dtype(dtypes):
             out.append(base)
         return out
     check(f)
+
+
+# ---- fixes in the OpInfo sweep beyond its first samples -------------------------------------
+
+@pytest.mark.parametrize("name", ["bitwise_and", "bitwise_left_shift", "remainder", "pow",
+                                  "float_power", "xlogy"])
+def test_binary_two_numbers_raise(name):
+    check(lambda torch: getattr(torch, name)(2, 3))
+
+
+@pytest.mark.parametrize("name", ["__radd__", "__rmul__", "__rand__", "__ror__", "__rxor__",
+                                  "__rdiv__", "__rtruediv__"])
+def test_reflected_dunder_unbound_on_number(name):
+    check(lambda torch: getattr(torch.Tensor, name)(2, torch.tensor([1, 2])))
+
+
+def test_div_trunc_broadcast_and_half():
+    def f(torch):
+        a = torch.tensor([[-7], [9], [5]], dtype=torch.int16)
+        b = torch.tensor([2, -4, 3], dtype=torch.int16)
+        h = torch.tensor([287.8, -139.2, 71.9], dtype=torch.float16)
+        d = torch.tensor([16.0, 1.0001, 3.99], dtype=torch.float16)
+        return (torch.div(a, b, rounding_mode="trunc"), torch.div(h, d, rounding_mode="trunc"),
+                torch.div(h.bfloat16(), d.bfloat16(), rounding_mode="trunc"),
+                torch.div(h, d, rounding_mode="floor"))
+    check(f)
+
+
+def test_logaddexp_complex_keeps_phase():
+    def f(torch):
+        a = torch.tensor([1 + 3j, -2 - 3j, 0.5 + 0j], dtype=torch.complex128)
+        b = torch.tensor([0.2 - 3.1j, 4 + 2.9j, 0.5 + 1j], dtype=torch.complex128)
+        return torch.logaddexp(a, b), torch.logaddexp(a.to(torch.complex64), b[0])
+    check(f, rtol=1e-5)
+
+
+def test_i0_nextafter_grads():
+    def f(torch):
+        x = torch.tensor([0.0, -1.5, 2.0], dtype=torch.float64, requires_grad=True)
+        y = torch.tensor([1.0, 0.0, 3.0], dtype=torch.float64, requires_grad=True)
+        return torch.autograd.grad((torch.i0(x) + torch.nextafter(x, y)).sum(), (x, y))
+    check(f, rtol=1e-9)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int64", "bool"])
+def test_mvlgamma_inplace_integer(dtype):
+    check(lambda torch: torch.ones(3, dtype=getattr(torch, dtype)).mvlgamma_(2))
+
+
+def test_mvlgamma_exact_zero():
+    check(lambda torch: torch.mvlgamma(torch.tensor([1.0, 2.0, 1.5]), 1))
+
+
+def test_ldexp_grads_float_and_integer_exponent():
+    def f(torch):
+        x = torch.tensor([0.5, 1.5, -2.0], dtype=torch.float64, requires_grad=True)
+        e = torch.tensor([2.0, -1.0, -3.5], dtype=torch.float64, requires_grad=True)
+        i = torch.tensor([2, -1, 3])
+        y, z = torch.ldexp(x, e), torch.ldexp(x, i)
+        return (y, z, type(z.grad_fn).__name__, torch.autograd.grad(y.sum(), (x, e)),
+                torch.autograd.grad(z.sum(), x))
+    check(f, rtol=1e-9)

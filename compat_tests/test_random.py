@@ -206,3 +206,24 @@ def test_no_recompile_per_draw_or_seed():
             draws(s)
     assert seen == []
     assert R._kernel.cache_info().currsize == before
+
+
+def test_normal_bernoulli_zero_grad_nodes():
+    from harness import check
+
+    def f(torch):
+        m = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+        s = torch.tensor([1.0, 3.0], dtype=torch.float64, requires_grad=True)
+        outs = [torch.normal(m, s), torch.normal(2.0, s), torch.normal(m, 2.0),
+                torch.bernoulli(torch.tensor([0.2, 0.7], dtype=torch.float64,
+                                             requires_grad=True))]
+        return ([type(o.grad_fn).__name__ for o in outs],
+                torch.autograd.grad(outs[0].sum() + outs[1].sum() + outs[2].sum(), (m, s)))
+    check(f)
+
+
+def test_multinomial_checks():
+    from harness import check
+    check(lambda torch: torch.multinomial(torch.ones(1, 2, dtype=torch.float64), 2,
+                                          out=torch.zeros(1, 2, dtype=torch.float64)))
+    check(lambda torch: torch.multinomial(torch.ones(2 ** 24 + 1), 2))

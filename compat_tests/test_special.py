@@ -14,13 +14,8 @@ BINARY = ["xlog1py", "zeta"]
 ALIASES = ["expit", "logit", "gammaln", "psi", "digamma", "erf", "erfc", "erfinv", "exp2",
            "expm1", "log1p", "i0", "sinc"]
 # torch.special names torchlike does not have yet (they raise NotAvailable)
-NOT_YET = {"airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1",
-           "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
-           "chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
-           "laguerre_polynomial_l", "legendre_polynomial_p", "modified_bessel_k0",
-           "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
-           "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
-           "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w"}
+NOT_YET = {"airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_k0",
+           "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1"}
 
 _ORD = np.array([-25.1, -7.5, -2.0, -0.7, -0.2, 0.1, 0.3, 0.5, 0.9, 1.5, 3.7, 12.3, 40.0])
 _EDGE = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-30, 1e-5, -1e-300, 1.0, 80.0, 700.0])
@@ -197,3 +192,53 @@ def test_module_surface():
         assert n in public
         with pytest.raises(NotImplementedError, match="not available in torchlike yet"):
             getattr(torchlike.special, n)
+
+
+# ---- orthogonal polynomials, polygamma at poles and below 0, the two-number TypeError --------
+
+POLYNOMIALS = [f"{k}chebyshev_polynomial_{v}" for k in ("", "shifted_") for v in "tuvw"] + [
+    "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l",
+    "legendre_polynomial_p"]
+
+
+@pytest.mark.parametrize("name", POLYNOMIALS)
+def test_polynomials(name):
+    def f(torch):
+        fn = getattr(torch.special, name)
+        x = torch.tensor([-1.5, -1.0, -0.4, 0.0, 0.3, 0.9, 1.0, 2.5], dtype=torch.float64)
+        n = torch.tensor([[0], [1], [2], [5], [8], [11], [-2]])
+        return (fn(x, n), fn(x.float(), 3), fn(0.25, n), fn(x, torch.tensor(4.7)),
+                fn(x.int(), 2), fn(x=x, n=9))
+    check(f, rtol=1e-6, atol=1e-6)  # (float32 results: a few ulps)
+
+
+@pytest.mark.parametrize("name", POLYNOMIALS[:1] + POLYNOMIALS[-2:])
+@pytest.mark.parametrize("expr", ["fn(x.half(), 2)", "fn(x.to(torch.complex64), 2)",
+                                  "fn(2, 3)", "fn(2.0, n=3)"])
+def test_polynomial_errors(name, expr):
+    check(lambda torch: eval(expr, dict(torch=torch, fn=getattr(torch.special, name),
+                                        x=torch.tensor([0.5, 1.5]))))
+
+
+@pytest.mark.parametrize("name", ["xlog1py", "zeta"])
+def test_binary_two_numbers(name):
+    check(lambda torch: getattr(torch.special, name)(2, 3.0))
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 4])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_polygamma_poles_and_negative(n, dtype):
+    def f(torch):
+        x = torch.tensor([0.0, -0.0, -1.0, -2.0, -4.827, -7.5824, -0.6047, 1e-9, 2.5],
+                         dtype=getattr(torch, dtype))
+        return torch.polygamma(n, x), torch.special.polygamma(n, x)
+    check(f, rtol=1e-5 if dtype == "float32" else 1e-9)
+    check(lambda torch: torch.polygamma(n, torch.tensor([-0.0, -3.0, -4.8, 0.4]).half()),
+          rtol=1e-3)
+
+
+def test_polygamma_digamma_grads():
+    def f(torch):
+        x = torch.tensor([-7.58, -0.6, 0.3, 2.5], dtype=torch.float64, requires_grad=True)
+        return torch.autograd.grad((torch.polygamma(2, x) + torch.digamma(x)).sum(), x)
+    check(f, rtol=1e-9)

@@ -7,7 +7,10 @@ from ._core.tensor import Tensor  # noqa: F401 - torch.special.Tensor, as PyTorc
 from ._ops.registry import FUNCTIONS as _F
 
 _OWN = ("entr", "erfcx", "i0e", "i1", "i1e", "ndtri", "log_ndtr", "ndtr", "spherical_bessel_j0",
-        "modified_bessel_i0", "modified_bessel_i1", "xlog1py", "zeta")
+        "modified_bessel_i0", "modified_bessel_i1", "xlog1py", "zeta",
+        *(f"{k}chebyshev_polynomial_{v}" for k in ("", "shifted_") for v in "tuvw"),
+        "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l",
+        "legendre_polynomial_p")
 _ALIASES = {"expit": "sigmoid", "logit": "logit", "gammaln": "lgamma", "psi": "digamma",
             "digamma": "digamma", "erf": "erf", "erfc": "erfc", "erfinv": "erfinv",
             "exp2": "exp2", "expm1": "expm1", "log1p": "log1p", "i0": "i0", "sinc": "sinc",

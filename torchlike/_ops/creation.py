@@ -557,13 +557,13 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=Fals
 _FLOATS = ("float16", "float32", "float64")
 
 
-def _complex_check(name, real, imag):
-    if real.dtype.name not in _FLOATS or imag.dtype.name not in _FLOATS:
+def _complex_check(real, imag):
+    if real.name not in _FLOATS or imag.name not in _FLOATS:
         raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
-                           f"{_short(real.dtype)} and {_short(imag.dtype)}")
-    if real.dtype is not imag.dtype:
-        raise RuntimeError(f"Expected object of scalar type {_short(real.dtype)} but got scalar "
-                           f"type {_short(imag.dtype)} for second argument")
+                           f"{_short(real)} and {_short(imag)}")
+    if real is not imag:
+        raise RuntimeError(f"Expected object of scalar type {_short(real)} but got scalar "
+                           f"type {_short(imag)} for second argument")
 
 
 def _short(d):
@@ -571,37 +571,36 @@ def _short(d):
     return short_name(d)
 
 
-def _complex_out(name, a, b, fn, out):
-    _complex_check(name, a, b)
-    from .registry import broadcast_shapes_checked
-    broadcast_shapes_checked([a._size, b._size])
-    cd = dt.complex128 if a.dtype is dt.float64 else dt.complex64
-    arr = _complex_kernel(fn)(a._value(), b._value()).astype(cd.np)
-    t = wrap(arr, a.device, cd)
-    return _out_or(t, out)
+def _parts(a, b):
+    """Both operands broadcast, in float32 or float64 (a float16 pair makes complex64 here:
+    torchlike has no complex32)."""
+    a, b = jnp.broadcast_arrays(a, b)
+    f = jnp.float64 if a.dtype == jnp.float64 else jnp.float32
+    return a.astype(f), b.astype(f)
 
 
-@programs.factory
-def _complex_kernel(fn):
-    if fn == "complex":
-        return lambda re, im: jax.lax.complex(
-            re.astype(jnp.float64 if re.dtype == jnp.float64 else jnp.float32),
-            im.astype(jnp.float64 if im.dtype == jnp.float64 else jnp.float32))
-    return lambda r, th: jax.lax.complex(
-        (r * jnp.cos(th)).astype(jnp.float64 if r.dtype == jnp.float64 else jnp.float32),
-        (r * jnp.sin(th)).astype(jnp.float64 if r.dtype == jnp.float64 else jnp.float32))
+def _complex_rows():
+    from .registry import op
+    from .pointwise import _strict
+
+    @op(tensors=("real", "imag"), promote=None, method=False, pointwise=True,
+        check=_complex_check, family="creation")
+    def complex(real, imag):
+        """Mirrors `torch.complex`."""
+        return jax.lax.complex(*_parts(real, imag))
+
+    @op(tensors=("abs", "angle"), promote=None, method=False, pointwise=True,
+        check=_complex_check, family="creation")
+    def polar(abs, angle):
+        """Mirrors `torch.polar`."""
+        r, th = _parts(abs, angle)
+        return jax.lax.complex(r * jnp.cos(th), r * jnp.sin(th))
+
+    _strict("complex", bad=("real", "imag"))
+    _strict("polar", bad=("abs", "angle"))
 
 
-@_register
-def complex(real, imag, *, out=None):
-    """Mirrors `torch.complex`."""
-    return _complex_out("complex", real, imag, "complex", out)
-
-
-@_register
-def polar(abs, angle, *, out=None):
-    """Mirrors `torch.polar`."""
-    return _complex_out("polar", abs, angle, "polar", out)
+_complex_rows()
 
 
 for _f in (new_full, new_tensor, new_empty_strided):
@@ -634,11 +633,25 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     if dtype is None:
         floaty = any(isinstance(v, float) for v in (start, end, step))
         dtype = dt.get_default_dtype() if floaty else dt.int64
+        if isinstance(out, Tensor) and out.dtype.category == 1:
+            dtype = out.dtype  # the range is computed in the integer type written
     if dtype is dt.bool_ or dtype.is_complex:
         raise NotImplementedError(f'"arange_cpu" not implemented for \'{_short(dtype)}\'')
     if (step > 0 and start > end) or (step < 0 and start < end):
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     n = math.ceil((end - start) / step)
+    if dtype.category == 1 and any(isinstance(v, float) for v in (start, end, step)):
+        # an integer range takes start and step truncated to integers (int64: end too, and
+        # its length from them)
+        start, step = int(start), int(step)
+        if dtype is dt.int64:
+            end = int(end)
+            if step == 0:
+                raise ValueError("step must be nonzero")
+            sgn = (step > 0) - (step < 0)
+            num = end - start + step - sgn  # divided with C's truncation
+            q = builtins.abs(num) // builtins.abs(step)
+            n = builtins.max(0, q if (num >= 0) == (step > 0) else -q)
     a = (start + np.arange(n, dtype=np.float64 if dtype.category >= 2 or
                            any(isinstance(v, float) for v in (start, end, step)) else np.int64)
          * step)

@@ -12,6 +12,7 @@ from .._core import dtype as dt
 from . import gradfix as _gf
 from .. import return_types as rt
 import builtins
+import functools
 import math
 
 import numpy as np
@@ -97,10 +98,18 @@ def div(input, other, *, rounding_mode=None):
         raise RuntimeError(f'"div_{rounding_mode}_cpu" not implemented for \'Bool\'')
     if jnp.issubdtype(input.dtype, jnp.integer):
         if rounding_mode == "trunc":
-            return lax.div(input, other)
+            return lax.div(*jnp.broadcast_arrays(input, other))
         return jnp.floor_divide(input, other)
-    q = _exact_div(input, other)
-    return jnp.trunc(q) if rounding_mode == "trunc" else _floor_div_float(input, other)
+    own = input.dtype  # the row computes float16/bfloat16 itself (opmath off), in float32
+    if own in (jnp.float16, jnp.bfloat16):
+        input, other = input.astype(jnp.float32), other.astype(jnp.float32)
+    if rounding_mode == "trunc":
+        # PyTorch rounds a reduced-precision quotient to its dtype before truncating it
+        return jnp.trunc(_exact_div(input, other).astype(own))
+    return _floor_div_float(input, other).astype(own)
+
+
+OPS["div"].opmath = False
 
 
 def _to_float(x, f):
@@ -190,6 +199,18 @@ def _lgamma(x):
     return r - lax.stop_gradient(jnp.where((x == 1) | (x == 2), r, jnp.zeros((), r.dtype)))
 
 
+@jax.custom_jvp
+def _i0(x):
+    return jsp.i0(x)
+
+
+@_i0.defjvp
+def _i0_jvp(primals, tangents):
+    """i0' = i1 (jsp.i0's own derivative goes through |x|, 1 rather than 0 at x = 0)."""
+    (x,), (dx,) = primals, tangents
+    return jsp.i0(x), dx * jsp.i1(x)
+
+
 def _int_pow(base, exp):
     """Integer power by squaring (wrapping like PyTorch); negative exponents give 0 or ±1."""
     exp = jnp.broadcast_to(exp, jnp.broadcast_shapes(base.shape, exp.shape)).astype(base.dtype)
@@ -252,11 +273,17 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
 # ---- binary math (same dtype in and out, floats for ints where PyTorch does) -----------------
 
 def _ldexp(x, e):
-    """x * 2**e; PyTorch's gradient for x is 2**e taken in integer arithmetic (0 for e < 0)."""
-    c = jnp.power(jnp.asarray(2, x.dtype), e)
-    if not jnp.issubdtype(x.dtype, jnp.floating):
-        return x * c
-    return jnp.where(e < 0, lax.stop_gradient(x * c), x * c)
+    """x * 2**e (a float exponent: the gradients of x * 2**e)."""
+    return x * jnp.power(jnp.asarray(2, x.dtype), e)
+
+
+@op("_ldexp_int_exponent", pointwise=True, tensors=("input", "other"), promoted=("input",),
+    promote="int_to_float", function=False, method=False, out=False, family="internal")
+def _ldexp_int(input, other):
+    """ldexp with an integer exponent tensor (kept integral): PyTorch's gradient for x is 2**e
+    taken in integer arithmetic, 0 for e < 0."""
+    c = jnp.power(jnp.asarray(2, input.dtype), other.astype(input.dtype))
+    return jnp.where(other < 0, lax.stop_gradient(input * c), input * c)
 
 
 def _binary(name, fn, *, promote="default", inplace=True, aliases=(), dunders=None):
@@ -272,9 +299,33 @@ _binary("maximum", jnp.maximum, inplace=False)
 _binary("minimum", jnp.minimum, inplace=False)
 _binary("fmax", jnp.fmax, inplace=False)
 _binary("fmin", jnp.fmin, inplace=False)
-_binary("logaddexp", jnp.logaddexp, inplace=False)
+def _logaddexp(x, y):
+    """log(exp(x) + exp(y)); for complex operands PyTorch's form, the operand with the larger
+    real part plus log1p(exp(other - it)), whose imaginary part is not reduced to (-pi, pi]."""
+    if not jnp.iscomplexobj(x):
+        return jnp.logaddexp(x, y)
+    x, y = jnp.broadcast_arrays(x, y)
+    swap = jnp.real(x) < jnp.real(y)
+    hi, lo = jnp.where(swap, y, x), jnp.where(swap, x, y)
+    return hi + jnp.log1p(jnp.exp(lo - hi))
+
+
+_binary("logaddexp", _logaddexp, inplace=False)
 _binary("logaddexp2", jnp.logaddexp2, inplace=False)
-_binary("nextafter", jnp.nextafter)
+@jax.custom_jvp
+def _nextafter(x, y):
+    return jnp.nextafter(x, y)
+
+
+@_nextafter.defjvp
+def _nextafter_jvp(primals, tangents):
+    """PyTorch's derivative: the incoming gradient for `input`, none for `other`."""
+    (x, y), (dx, _) = primals, tangents
+    out = jnp.nextafter(x, y)
+    return out, jnp.broadcast_to(dx, out.shape)
+
+
+_binary("nextafter", _nextafter)
 OPS["nextafter"].opmath = False  # the next representable value of the dtype itself
 _binary("xlogy", lambda x, y: _gf.xlogy(*jnp.broadcast_arrays(x, y)).astype(x.dtype),
         promote="int_to_float")
@@ -357,7 +408,7 @@ _FLOAT_UNARY = {
     "exp2": jnp.exp2, "expm1": jnp.expm1, "log": jnp.log, "log2": jnp.log2, "log10": jnp.log10,
     "log1p": jnp.log1p, "sqrt": jnp.sqrt, "rsqrt": lax.rsqrt, "sigmoid": jax.nn.sigmoid,
     "erf": jsp.erf, "erfc": jsp.erfc, "erfinv": jsp.erfinv, "lgamma": _lgamma,
-    "digamma": lambda x: jnp.where(x == 0, jnp.copysign(jnp.inf, -x), jsp.digamma(x)), "i0": jsp.i0, "sinc": jnp.sinc, "reciprocal": lambda x: 1 / x,
+    "digamma": lambda x: _polygamma_impl(0, x), "i0": lambda x: _i0(x), "sinc": jnp.sinc, "reciprocal": lambda x: 1 / x,
     "deg2rad": jnp.deg2rad, "rad2deg": jnp.rad2deg,
 }
 _ALIASES = {"asin": ("arcsin",), "acos": ("arccos",), "atan": ("arctan",),
@@ -545,13 +596,46 @@ def igammac(input, other):
     return jsp.gammaincc(input, other)
 
 
+def _trigamma(x):
+    """psi'(x), reflected below 1/2 as PyTorch's kernel: pi^2 / sin^2(pi x) - psi'(1 - x) with
+    sin(pi x) in the dtype itself (so a negative integer gives a huge finite value where the
+    rounded sine is not 0, and +inf at 0)."""
+    low = x < 0.5
+    pi = jnp.asarray(np.pi, x.dtype)
+    s = jnp.sin(pi * x)
+    y = jnp.where(low, 1 - x, x)
+    r = jsp.polygamma(1, y)
+    return jnp.where(low, pi * pi / (s * s) - r, r)
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(0,))
 def _polygamma_impl(n, x):
     if n == 0:
         return jnp.where(x == 0, jnp.copysign(jnp.inf, -x), jsp.digamma(x))
-    r = jsp.polygamma(n, x)
-    # poles at non-positive integers: +inf for odd n, nan otherwise (as PyTorch)
+    if n == 1:
+        return _trigamma(x).astype(x.dtype)
+    # below 0, psi^(n)(x) = psi^(n)(x + k) - (-1)^n n! sum_{j<k} (x + j)^-(n+1), k steps
+    # up to the positive axis (one traced loop to the largest k present)
+    steps = jnp.where(x < 0, jnp.ceil(-x), 0)
+    top = jnp.max(steps, initial=0) if x.size else jnp.zeros((), x.dtype)
+
+    def body(c):
+        j, acc = c
+        live = j < steps
+        return j + 1, acc + jnp.where(live, (x + j) ** -(n + 1), 0)
+    _, acc = lax.while_loop(lambda c: c[0] < top, body,
+                            (jnp.zeros((), x.dtype), jnp.zeros_like(x)))
+    sign_fact = (-1) ** n * math.factorial(n)
+    r = jsp.polygamma(n, x + steps) - sign_fact * acc
+    # poles at non-positive integers: (-1)^(n+1) n! zeta(n+1, x) with zeta's +inf there
     pole = (x <= 0) & (x == jnp.floor(x))
-    return jnp.where(pole, jnp.inf if n % 2 == 1 else jnp.nan, r).astype(x.dtype)
+    return jnp.where(pole, jnp.inf if n % 2 == 1 else -jnp.inf, r).astype(x.dtype)
+
+
+@_polygamma_impl.defjvp
+def _polygamma_jvp(n, primals, tangents):
+    (x,), (dx,) = primals, tangents
+    return _polygamma_impl(n, x), dx * _polygamma_impl(n + 1, x)
 
 
 @op(pointwise=True, tensors=("input",), promote="int_to_float", method=False, inplace=False,
@@ -580,7 +664,7 @@ def mvlgamma(input, p):
         raise RuntimeError("p has to be greater than or equal to 1")
     j = jnp.arange(p, dtype=input.dtype)
     x = input[..., None] - j / 2
-    return (p * (p - 1) / 4 * math.log(math.pi) + jnp.sum(jsp.gammaln(x), axis=-1)
+    return (p * (p - 1) / 4 * math.log(math.pi) + jnp.sum(_lgamma(x), axis=-1)
             ).astype(input.dtype)
 
 
@@ -876,6 +960,17 @@ def _abs_(fn):
     return abs_
 
 
+def _mvlgamma_(fn):
+    def mvlgamma_(self, p):
+        if (self.dtype.category < 2 and self.dtype is not dt.bool_ and isinstance(p, int)
+                and p >= 1):
+            raise RuntimeError(f"mvlgamma: result type {short_name(self.dtype)} can't be cast "
+                               f"to the desired output type {short_name(dt.get_default_dtype())}")
+        return fn(self, p)
+    return mvlgamma_
+
+
+_wrap_method("mvlgamma_", _mvlgamma_)
 _wrap_method("float_power_", _float_power_)
 _wrap_method("ldexp_", _ldexp_)
 for _n in ("abs_", "absolute_"):
@@ -952,6 +1047,30 @@ _exact_out("float_power", "the output given to float_power has dtype {} but the 
 _exact_out("ldexp", "ldexp can't be cast to the desired output type {}")
 
 
+def _ldexp_int_dispatch(fn):
+    """An integer exponent tensor goes to its own row (its gradient differs)."""
+    from .registry import call
+
+    def ldexp(input, other, *args, **kw):
+        if (isinstance(input, Tensor) and isinstance(other, Tensor) and not args and
+                kw.get("out") is None and other.dtype.category == 1):
+            return call(OPS["_ldexp_int_exponent"], (input, other))
+        return fn(input, other, *args, **kw)
+    ldexp.__doc__ = fn.__doc__
+    return ldexp
+
+
+_wrap_method("ldexp", _ldexp_int_dispatch)
+
+
+def _name_ldexp_int_node():
+    from ..autograd import names
+    names._NAMES["_ldexp_int_exponent"] = "LdexpBackward0"  # PyTorch's one node for both
+
+
+_name_ldexp_int_node()
+
+
 def _div_dispatch(fn, td):
     def div(input, other, *, rounding_mode=None, **kw):
         if rounding_mode is None:
@@ -1002,3 +1121,64 @@ def _identity_on_real(name):
 
 for _n in ("positive", "conj", "conj_physical"):
     _identity_on_real(_n)
+
+
+# ---- PyTorch's argument parser: a binary function needs at least one tensor operand ---------
+
+def _one_tensor(name, second, number_out):
+    """`torch.<name>(number, number)` raises the parser's TypeError; its `(Number self, Tensor
+    <second>)` overload takes no `out` for some ops (`number_out` False), and the parser then
+    says which argument types did not match it."""
+    fn = FUNCTIONS[name]
+
+    def f(*args, **kw):
+        if not any(isinstance(v, Tensor) for v in args) and not any(
+                isinstance(v, Tensor) for k, v in kw.items() if k != "out"):
+            got = [_tname(a) for a in args] + [f"{k}={_tname(v)}" for k, v in kw.items()]
+            lines = f" * (Tensor input, Tensor {second}, *, Tensor out = None)\n"
+            if number_out:
+                lines += f" * (Number self, Tensor {second}, *, Tensor out = None)\n"
+            else:
+                lines += f" * (Number self, Tensor {second})\n"
+                if len(args) == 2 and not kw:
+                    lines += ("      didn't match because some of the arguments have invalid "
+                              "types: (" + ", ".join(f"!{g}!" for g in got) + ")\n")
+            lines += f" * (Tensor input, Number {second}, *, Tensor out = None)\n"
+            raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                            f"({', '.join(got)}), but expected one of:\n{lines}")
+        return fn(*args, **kw)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = fn.__doc__
+    FUNCTIONS[name] = f
+
+
+for _n in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+           "bitwise_right_shift", "remainder"):
+    _one_tensor(_n, "other", False)
+_one_tensor("xlogy", "other", True)
+_one_tensor("pow", "exponent", True)
+_one_tensor("float_power", "exponent", True)
+
+
+def _self_tensor(name, reflected_div):
+    """`Tensor.__radd__(number, ...)` called unbound: PyTorch's descriptor TypeError (its
+    Python-level reflected division fails on `self.reciprocal` instead)."""
+    fn = METHODS[name]
+
+    def f(self, *args, **kw):
+        if not isinstance(self, Tensor):
+            if reflected_div:
+                raise AttributeError(f"'{type(self).__name__}' object has no attribute "
+                                     f"'reciprocal'")
+            raise TypeError(f"descriptor '{name}' for 'torch._C.TensorBase' objects doesn't "
+                            f"apply to a '{type(self).__name__}' object")
+        return fn(self, *args, **kw)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = fn.__doc__
+    METHODS[name] = f
+
+
+for _n in ("__radd__", "__rmul__", "__rand__", "__ror__", "__rxor__"):
+    _self_tensor(_n, False)
+for _n in ("__rdiv__", "__rtruediv__"):
+    _self_tensor(_n, True)

@@ -651,7 +651,21 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         z = (z * std._value()).astype(d.np)
     if mt or float(mean) != 0:
         z = (z + (mean._value() if mt else float(mean))).astype(d.np)
+    if out is None:
+        return _zero_grad_node(z, d, device, (mean, std),
+                               "NormalBackward3" if mt and st else
+                               "NormalBackward1" if mt else "NormalBackward2")
     return _finish(z, d, device, False, out)
+
+
+def _zero_grad_node(arr, dtype, device, operands, name):
+    """A sample as the output of a node on the tensor parameters it was drawn with: PyTorch's
+    graph (its `grad_fn` name), whose gradient is zero for each of them."""
+    from .._core.grad_state import ENABLED
+    if not (ENABLED[0] and any(isinstance(o, Tensor) and o.requires_grad for o in operands)):
+        return _finish(arr, dtype, device, False, None)
+    from ..autograd.function import apply_jax
+    return apply_jax(lambda *a: a[-1], [*operands, arr], name=name, device=device)[0]
 
 
 def bernoulli(input, p=None, *, generator=None, out=None):
@@ -670,6 +684,8 @@ def bernoulli(input, p=None, *, generator=None, out=None):
         _check_p01(p)
         pv = float(p)
     arr = _sample("bernoulli", input._size, d, input.device, generator, pv)
+    if out is None:
+        return _zero_grad_node(arr, d, input.device, (input,), "BernoulliBackward0")
     return _finish(arr, d, input.device, False, out)
 
 
@@ -685,7 +701,11 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
                            f"{short_name(input.dtype)}")
     if input.dim() not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if out is not None and isinstance(out, Tensor) and out.dtype is not dt.int64:
+        raise RuntimeError(f"multinomial expects Long tensor out, got: {short_name(out.dtype)}")
     n = input._size[-1]
+    if n > 2 ** 24:
+        raise RuntimeError("number of categories cannot exceed 2^24")
     if num_samples <= 0:
         raise RuntimeError("cannot sample n_sample <= 0 samples")
     if not replacement and num_samples > n:

@@ -13,7 +13,8 @@ import numpy as np
 from jax import lax
 
 from .._core import dtype as dt
-from .registry import op, short_name
+from .._core.tensor import Tensor
+from .registry import FUNCTIONS, op, short_name
 
 F = "special"
 _HALF = ("Half", "BFloat16")
@@ -120,3 +121,121 @@ for _n, (_f, _k, _bad, _grad) in _UNARY.items():
     _unary(_n, _f, _k, _bad, _grad)
 for _n, (_f, _k, _bad) in _BINARY.items():
     _binary(_n, _f, _k, _bad)
+
+
+# ---- orthogonal polynomials: p_n(x) with a per-element degree n ------------------------------
+#
+# Each is its three-term recurrence run to the largest degree present (one traced loop; an
+# element stops once its own degree is reached), with PyTorch's values outside it: 0 for a
+# negative degree (a NaN or out-of-range float degree converts to a negative integer there) and,
+# for the Chebyshev kinds, the closed trigonometric form inside (-1, 1) above degree 6.
+
+def _degree(n):
+    """The integer degree of each element (-1 where PyTorch's conversion gives a negative one)."""
+    if jnp.issubdtype(n.dtype, jnp.floating):
+        bad = jnp.isnan(n) | (n >= 2.0 ** 63) | (n < -(2.0 ** 63))
+        n = jnp.where(bad, -1, jnp.trunc(jnp.where(bad, 0, n)))
+    return n.astype(jnp.int64)
+
+
+def _recurrence(x, n, first, step):
+    """p_n(x) from p_0 = 1, p_1 = first(x) and p_{k+1} = step(k, x, p_k, p_{k-1})."""
+    x, n = jnp.broadcast_arrays(x, _degree(n))
+    p0, p1 = jnp.ones_like(x), first(x)
+    top = jnp.max(n, initial=1) if n.size else jnp.asarray(1, n.dtype)
+
+    def body(carry):
+        k, prev, cur = carry
+        nxt = step(k.astype(x.dtype), x, cur, prev)
+        live = k < n
+        return k + 1, jnp.where(live, cur, prev), jnp.where(live, nxt, cur)
+    _, _, pn = lax.while_loop(lambda c: c[0] < top, body, (jnp.asarray(1, n.dtype), p0, p1))
+    out = jnp.where(n == 0, p0, pn)
+    return jnp.where(n < 0, jnp.zeros_like(x), out), x, n
+
+
+def _chebyshev(kind):
+    first = {"t": lambda x: x, "u": lambda x: x + x, "v": lambda x: x + x - 1,
+             "w": lambda x: x + x + 1}[kind]
+
+    def closed(x, n):
+        th = jnp.arccos(jnp.clip(x, -1, 1))
+        m = n.astype(x.dtype)
+        if kind == "t":
+            return jnp.cos(m * th)
+        if kind == "u":
+            s = jnp.sin(th)
+            return jnp.where(s != 0, jnp.sin((m + 1) * th) / jnp.where(s != 0, s, 1), m + 1)
+        if kind == "v":
+            c = jnp.cos(th / 2)
+            return jnp.where(c != 0, jnp.cos((m + 0.5) * th) / jnp.where(c != 0, c, 1),
+                             jnp.where(n % 2 == 0, 1, -1) * (2 * m + 1))
+        s = jnp.sin(th / 2)
+        return jnp.where(s != 0, jnp.sin((m + 0.5) * th) / jnp.where(s != 0, s, 1), 2 * m + 1)
+
+    def fn(x, n):
+        out, x, n = _recurrence(x, n, first, lambda k, x, p, q: 2 * x * p - q)
+        trig = (n > 6) & (jnp.abs(x) < 1)
+        return jnp.where(trig, closed(x, n), out).astype(x.dtype)
+    return fn
+
+
+def _shifted(fn):
+    return lambda x, n: fn(x + x - 1, n)
+
+
+_POLY = {
+    "chebyshev_polynomial_t": _chebyshev("t"), "chebyshev_polynomial_u": _chebyshev("u"),
+    "chebyshev_polynomial_v": _chebyshev("v"), "chebyshev_polynomial_w": _chebyshev("w"),
+    "hermite_polynomial_h": lambda x, n: _recurrence(
+        x, n, lambda x: x + x, lambda k, x, p, q: 2 * x * p - 2 * k * q)[0],
+    "hermite_polynomial_he": lambda x, n: _recurrence(
+        x, n, lambda x: x, lambda k, x, p, q: x * p - k * q)[0],
+    "laguerre_polynomial_l": lambda x, n: _recurrence(
+        x, n, lambda x: 1 - x, lambda k, x, p, q: ((2 * k + 1 - x) * p - k * q) / (k + 1))[0],
+    "legendre_polynomial_p": lambda x, n: _recurrence(
+        x, n, lambda x: x, lambda k, x, p, q: ((2 * k + 1) * x * p - k * q) / (k + 1))[0],
+}
+for _k in "tuvw":
+    _POLY["shifted_chebyshev_polynomial_" + _k] = _shifted(_POLY["chebyshev_polynomial_" + _k])
+
+
+def _polynomial(name, fn):
+    op("special_" + name, pointwise=True, tensors=("x", "n"),
+       promote=_promote(name + "_cpu", _HALF), method=False, differentiable=False, family=F)(
+        lambda x, n: fn(x, n))
+
+
+for _n, _f in _POLY.items():
+    _polynomial(_n, _f)
+
+
+# ---- PyTorch's argument parser: at least one of the two operands must be a tensor ------------
+
+def _tname(v):
+    return "Tensor" if isinstance(v, Tensor) else type(v).__name__
+
+
+def _one_tensor(name, first, second, self_name):
+    fn = FUNCTIONS[name]
+    sig = (f" * (Tensor {first}, Tensor {second}, *, Tensor out = None)\n"
+           f" * (Number {self_name}, Tensor {second}, *, Tensor out = None)\n"
+           f" * (Tensor {first}, Number {second}, *, Tensor out = None)\n")
+
+    def f(*args, **kw):
+        vals = list(args) + [v for k, v in kw.items() if k != "out"]
+        if vals and not any(isinstance(v, Tensor) for v in vals):
+            got = ", ".join([_tname(a) for a in args] + [f"{k}={_tname(v)}"
+                                                         for k, v in kw.items()])
+            raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                            f"({got}), but expected one of:\n{sig}")
+        return fn(*args, **kw)
+    f.__name__ = f.__qualname__ = fn.__name__
+    f.__doc__ = fn.__doc__
+    FUNCTIONS[name] = f
+
+
+for _n in _BINARY:
+    _one_tensor("special_" + _n, "input", "other", "self")
+for _n in _POLY:
+    _one_tensor("special_" + _n, "x", "n", "x")
