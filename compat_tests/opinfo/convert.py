@@ -50,7 +50,30 @@ def value(x):
         return {k: value(v) for k, v in x.items()}
     if isinstance(x, (types.FunctionType, types.BuiltinFunctionType, functools.partial)):
         return callable_(x)
+    if isinstance(x, real_torch.nn.Module):
+        return module(x)
     return x
+
+
+def module(m):
+    """torchlike's module of `m`'s class, with `m`'s attributes, parameters and buffers."""
+    cls = _attr_path(_torchlike_module(type(m).__module__), type(m).__qualname__)
+    new = cls.__new__(cls)
+    torchlike.nn.Module.__init__(new)
+    for k, v in vars(m).items():
+        if k in ("_parameters", "_buffers", "_modules"):
+            continue
+        if not k.startswith("_") or k in ("_reversed_padding_repeated_twice",):
+            object.__setattr__(new, k, value(v))
+    for k, p in m._parameters.items():
+        new.register_parameter(k, None if p is None else torchlike.nn.Parameter(
+            tensor(p), requires_grad=p.requires_grad))
+    for k, b in m._buffers.items():
+        new.register_buffer(k, None if b is None else tensor(b))
+    for k, sub in m._modules.items():
+        new.add_module(k, None if sub is None else module(sub))
+    new.train(m.training)
+    return new
 
 
 class Missing(Exception):
