@@ -536,3 +536,65 @@ def test_indexing_numpy_shared_storage():
         x.index_fill_(1, torch.tensor([0]), -1.)
         return x, a.tolist(), x[:, [0, 1]], x[1]
     check(f)
+
+
+# ---- bool accumulation, empty gathers, negative take_along_dim indices, error messages --------
+
+def _bools(torch):
+    return torch.tensor([[True, False, False], [False, False, True]])
+
+
+INDEXING_FIXES = [
+    lambda torch: torch.zeros(2, 3, dtype=torch.bool).scatter_add(
+        1, torch.tensor([[0, 0, 2], [1, 1, 1]]), _bools(torch)),
+    lambda torch: torch.ones(2, 3, dtype=torch.bool).scatter_reduce(
+        1, torch.tensor([[0, 0, 2], [1, 1, 1]]), _bools(torch), "prod"),
+    lambda torch: torch.zeros(2, 3, dtype=torch.bool).scatter_reduce(
+        1, torch.tensor([[0, 0, 2], [1, 1, 1]]), _bools(torch), "sum", include_self=False),
+    lambda torch: torch.zeros(2, 3, dtype=torch.bool).scatter(
+        1, torch.tensor([[0, 0, 2], [1, 1, 1]]), _bools(torch), reduce="add"),
+    lambda torch: torch.ones(2, 3, dtype=torch.bool).scatter(
+        1, torch.tensor([[0, 0, 2], [1, 1, 1]]), _bools(torch), reduce="multiply"),
+    lambda torch: torch.zeros(2, 3, dtype=torch.bool).put(
+        torch.tensor([0, 0, 4]), torch.tensor([True, False, True]), accumulate=True),
+    lambda torch: torch.zeros(2, 3, dtype=torch.bool).index_put(
+        (torch.tensor([0, 0]),), torch.tensor([True, False, True]), accumulate=True),
+    lambda torch: torch.gather(torch.zeros(5), 0, torch.zeros(2, 0, dtype=torch.uint8)),
+    lambda torch: torch.gather(torch.zeros(2, 2), 1, torch.zeros(3, 0)),
+    lambda torch: torch.gather(torch.zeros(2, 2), 1, torch.zeros(2, 2, dtype=torch.int64),
+                               out=torch.zeros(2, 2, dtype=torch.float64)),
+    lambda torch: torch.take_along_dim(torch.arange(6.).reshape(2, 3),
+                                       torch.tensor([[-1, 0], [-3, 2]]), 1),
+    lambda torch: torch.take_along_dim(torch.arange(6.), torch.tensor([-1, -6])),
+    lambda torch: torch.index_select(torch.zeros(3, 6), 1, torch.tensor([0, 1]),
+                                     out=torch.zeros(6).expand(2, 6)),
+    lambda torch: torch.zeros(3, 2).index_add(0, torch.tensor([0, 1]), torch.ones(2)),
+    lambda torch: torch.zeros(2).masked_fill(torch.tensor(True), torch.tensor(1j)),
+    lambda torch: torch.zeros(2, dtype=torch.int32).masked_fill(torch.tensor(True),
+                                                                torch.tensor(2j)),
+    lambda torch: torch.zeros(5).masked_scatter_(torch.ones(5, 5, dtype=torch.bool),
+                                                 torch.ones(5, 5)),
+    lambda torch: torch.nonzero_static(torch.tensor([1., 0, 2]), size=4, fill_value=7),
+    lambda torch: torch.nonzero_static(torch.tensor([[1., 0], [2, 3]]), size=2),
+    lambda torch: torch.nonzero_static(torch.tensor(1.), size=3),
+    lambda torch: torch.nonzero_static(torch.tensor([1.]), size=-1),
+    lambda torch: torch.unravel_index(torch.tensor([7, -1, 4]), (2, 3)),
+    lambda torch: torch.unravel_index(torch.tensor(5), 3),
+    lambda torch: torch.unravel_index(torch.tensor([1.5]), (2, 3)),
+    lambda torch: torch.unravel_index(torch.tensor([1]), (2, -3)),
+    lambda torch: torch.as_strided_scatter(torch.zeros(3, 3), torch.ones(2, 2), (2, 2), (1, 2), 1),
+]
+
+
+@pytest.mark.parametrize("fn", INDEXING_FIXES)
+def test_indexing_fixes(fn):
+    check(fn)
+
+
+def test_index_put_empty_mask_grad():
+    def f(torch):
+        x = torch.zeros(3, 3, dtype=torch.float64, requires_grad=True)
+        v = torch.ones(3, dtype=torch.float64, requires_grad=True)
+        r = torch.index_put(x, (torch.zeros(3, dtype=torch.bool),), v, accumulate=True)
+        return torch.autograd.grad(r.sum(), (x, v))
+    check(f)

@@ -281,3 +281,12 @@ def test_misc():
                  "torch.quantile(torch.tensor([0., 1., 2., 3.]).double(), "
                  "torch.tensor([0.5, 0.25, 0.75, 1/3]).double(), interpolation='nearest')"]
     run_exprs(exprs, lambda torch: {"torch": torch, "x": torch.tensor(x)})
+
+
+def test_reduction_fixes():
+    exprs = ["torch.logcumsumexp(torch.tensor([[1+1j, 2-3j, -1+0.5j, 0.5+2j]]), 1)",
+             "torch.logcumsumexp(torch.tensor([[1+1j, 2-3j, -1+0.5j]], dtype=torch.complex128), 1)",
+             "torch.ones(2, 3, dtype=torch.uint8).sum_to_size(1, 3)",
+             "torch.renorm(torch.tensor(1.), 2, 0, 1.)",
+             "torch.renorm(torch.zeros(3), 2, 0, 1.)"]
+    run_exprs(exprs, lambda torch: {"torch": torch})

@@ -175,3 +175,77 @@ def test_every_shape_row_has_a_case():
     assert not missing, missing
     for n in names:
         assert hasattr(torchlike, n) or hasattr(torchlike.Tensor, n)
+
+
+# ---- view/shape op fixes: keyword dims, 0-d inputs, PyTorch's error messages -----------------
+
+SHAPE_FIXES = [
+    lambda torch: torch.arange(6.).reshape(2, 3).flip(dims=(1,)),
+    lambda torch: torch.arange(6.).reshape(2, 3).flip(dims=[0, 1]),
+    lambda torch: torch.tensor(3.).transpose(0, -1),
+    lambda torch: torch.tensor(3.).transpose(0, 1),
+    lambda torch: torch.tensor(3.).transpose_(0, 0),
+    lambda torch: torch.zeros(2, 3, 4).movedim((0, 2, -3), (1, 0, 2)),
+    lambda torch: torch.zeros(2, 3, 4).movedim((1, 0, 2), (0, 2, -3)),
+    lambda torch: torch.zeros(10).narrow(0, 0, -1),
+    lambda torch: torch.arange(12.).reshape(3, 4).narrow(1, torch.tensor(1), 2),
+    lambda torch: torch.zeros(3, 4).narrow(1, torch.tensor([1, 2]), 2),
+    lambda torch: torch.zeros(3, 4).narrow(1, torch.tensor(True), 2),
+    lambda torch: torch.narrow_copy(torch.zeros(2, 3), 2, 0, 0),
+    lambda torch: torch.unbind(torch.tensor(1.), 0),
+    lambda torch: torch.roll(torch.zeros(5), ()),
+    lambda torch: torch.roll(torch.tensor(1.), 0, 0),
+    lambda torch: torch.hsplit(torch.tensor(1.), 1),
+    lambda torch: torch.vsplit(torch.zeros(4), 2),
+    lambda torch: torch.dsplit(torch.zeros(4, 4), 2),
+    lambda torch: torch.hsplit(torch.zeros(4, 4), 0),
+    lambda torch: torch.vsplit(torch.zeros(4, 4), "abc"),
+    lambda torch: torch.tensor_split(torch.arange(7.), torch.tensor(3)),
+    lambda torch: torch.arange(5.).sum_to_size(()),
+    lambda torch: torch.ones(2, 3, dtype=torch.uint8).sum_to_size(1, 3),
+    lambda torch: torch.ones(2, 3, dtype=torch.bool).sum_to_size(1, 3),
+    lambda torch: torch.tensor(True).sum_to_size(()),
+    lambda torch: torch.ones(2, 3, dtype=torch.int8).sum_to_size(2, 3),
+]
+
+
+@pytest.mark.parametrize("fn", SHAPE_FIXES)
+def test_shape_fixes(fn):
+    check(fn)
+
+
+# the `*_copy` twins of the view ops, `unsafe_split`/`unsafe_chunk`
+VIEW_COPIES = [
+    lambda torch: torch.expand_copy(torch.arange(3.).reshape(1, 3), (2, 3)),
+    lambda torch: torch.diagonal_copy(torch.arange(9.).reshape(3, 3), 1),
+    lambda torch: torch.alias_copy(torch.arange(3.)),
+    lambda torch: torch.as_strided_copy(torch.arange(9.), (2, 2), (1, 2), 1),
+    lambda torch: torch.view_copy(torch.arange(6.), (2, 3)),
+    lambda torch: torch.permute_copy(torch.arange(6.).reshape(2, 3), (1, 0)),
+    lambda torch: torch.split_with_sizes_copy(torch.arange(6.), [2, 4]),
+    lambda torch: torch.unbind_copy(torch.arange(6.).reshape(2, 3), 1),
+    lambda torch: torch.unfold_copy(torch.arange(6.), 0, 2, 1),
+    lambda torch: torch.squeeze_copy(torch.zeros(1, 3, 1), 0),
+    lambda torch: torch.unsqueeze_copy(torch.arange(3.), 1),
+    lambda torch: torch.transpose_copy(torch.arange(6.).reshape(2, 3), 0, 1),
+    lambda torch: torch.t_copy(torch.arange(6.).reshape(2, 3)),
+    lambda torch: torch.t_copy(torch.arange(6.).reshape(2, 3)).is_contiguous(),
+    lambda torch: torch.t_copy(torch.zeros(2, 3, 4)),
+    lambda torch: torch.unsafe_chunk(torch.arange(7.), 3),
+    lambda torch: torch.arange(7.).unsafe_split(3),
+    lambda torch: torch.unsafe_split(torch.arange(6.), [2, 4]),
+    lambda torch: torch.unsafe_split_with_sizes(torch.arange(6.), [2, 4]),
+]
+
+
+@pytest.mark.parametrize("fn", VIEW_COPIES)
+def test_view_copies(fn):
+    check(fn)
+
+
+def test_view_copy_out():
+    def f(torch):
+        out = torch.empty(3, 2)
+        r = torch.transpose_copy(torch.arange(6.).reshape(2, 3), 0, 1, out=out)
+        return r is out, out
+    check(f)

@@ -9,6 +9,7 @@ because the result shape depends on their values. Index bounds are checked on th
 raises for out-of-range indices; a jitted kernel cannot).
 """
 import functools
+import math
 import numbers
 import operator
 import weakref
@@ -22,6 +23,7 @@ from .._core import dtype as dt
 from .._core import frames, layout, programs
 from .._core.device import put as _to_device, transfer as _transfer
 from .._core.grad_state import ENABLED as _GRAD
+from .._core.layout import has_internal_overlap
 from .._core.tensor import Tensor, _wrap_dim, make_view, wrap
 from .._core.tracing import tracing
 from ..autograd import graph as _graph
@@ -308,6 +310,20 @@ def _adv_key(ndim, dims, idxs):
     return tuple(key)
 
 
+def _at_add(a, key, v):
+    """`a.at[key].add(v)`; on bool an accumulation is a logical or, as in PyTorch."""
+    if a.dtype == jnp.bool_:
+        return a.at[key].max(v.astype(jnp.bool_))
+    return a.at[key].add(v)
+
+
+def _at_mul(a, key, v):
+    """`a.at[key].multiply(v)`; on bool a logical and."""
+    if a.dtype == jnp.bool_:
+        return a.at[key].min(v.astype(jnp.bool_))
+    return a.at[key].multiply(v)
+
+
 @functools.lru_cache(maxsize=None)
 def _gather_kernel(dims):
     def f(a, *idxs):
@@ -321,7 +337,7 @@ def _put_kernel(dims, accumulate):
         v = jnp.asarray(v)
         v = v.reshape(_strip_leading_ones(v.shape))
         if accumulate:
-            return a.at[_adv_key(a.ndim, dims, idxs)].add(v.astype(a.dtype))
+            return _at_add(a, _adv_key(a.ndim, dims, idxs), v.astype(a.dtype))
         return _set_rule(("adv", dims))(a, v, idxs)
     return programs.jit(f, ("index.put", dims, accumulate))
 
@@ -561,8 +577,8 @@ def _index_put(dst, dims, idxs, value, vt, res_shape, accumulate, saved=(), inpl
             raise RuntimeError(f"shape mismatch: value tensor of shape {list(vt._size)} cannot be "
                                f"broadcast to indexing result of shape {list(res_shape)}")
         v = vt
-    if 0 in res_shape:
-        return dst if inplace else dst.clone()
+    if 0 in res_shape and not (vt is not None and _wants_grad(dst, [vt])):
+        return dst if inplace else dst.clone()  # (with grad: `values` still gets a zero grad)
     return _run("IndexPutBackward0", _put_kernel(dims, accumulate), dst, [v, *idxs], inplace,
                 saved=saved)
 
@@ -755,9 +771,9 @@ def _reduce_value(spec, mode, include_self, a, v, idxs):
     """`a` with `v` reduced into the positions `key` (scatter_reduce / index_reduce)."""
     key = _key_of(spec, a.ndim, idxs)
     if mode == "sum":
-        return (a if include_self else a.at[key].set(0)).at[key].add(v)
+        return _at_add(a if include_self else a.at[key].set(0), key, v)
     if mode == "prod":
-        return (a if include_self else a.at[key].set(1)).at[key].multiply(v)
+        return _at_mul(a if include_self else a.at[key].set(1), key, v)
     if mode == "amax":
         return (a if include_self else a.at[key].set(_lowest(a.dtype))).at[key].max(v)
     if mode == "amin":
@@ -862,12 +878,23 @@ def _coords(index_shape, dim, index):
                  for i in range(len(index_shape)))
 
 
-def gather(input, dim, index, *, sparse_grad=False, out=None, _save_index=True):
-    """Mirrors `torch.gather`."""
+def gather(input, dim, index, *, sparse_grad=False, out=None, _save_index=True,
+           _negative=False):
+    """Mirrors `torch.gather` (`_negative`: indices in [-size, 0) count from the end, as
+    `take_along_dim` allows)."""
     n = input.dim()
     d = _wrap_dim(dim, n)
+    if index.numel() == 0:  # PyTorch returns an empty result of index's shape before any check
+        k = _kernel(("gather_empty",), lambda: lambda a, idx: jnp.zeros(idx.shape, a.dtype))
+        return _run("GatherBackward0", k, input, [index], out=out, op="gather",
+                    devices=("wrapper_CUDA_gather", ("self", "index")),
+                    saved=(input, index) if _save_index else (input,),
+                    saved_names=("self", "index"))
     if index.dtype not in (dt.int64, dt.int32):
         raise RuntimeError("gather(): Expected dtype int32/int64 for index")
+    if out is not None and out.dtype is not input.dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {_c_name(input.dtype)}, but got "
+                           f"{_c_name(out.dtype)} instead")
     if max(index.dim(), 1) != max(n, 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     isz, ssz = index._size or (1,), input._size or (1,)
@@ -878,7 +905,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None, _save_index=True):
                                f"{list(input._size)} apart from dimension {d}")
     if index.numel() and not tracing():      # a host check: traced indices have no values
         bad = _oob(_host(index), ssz[d])
-        if bad is None and (_host(index) < 0).any():
+        if bad is None and not _negative and (_host(index) < 0).any():
             bad = _host(index)[_host(index) < 0].reshape(-1)[0]
         if bad is not None:
             raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size "
@@ -891,9 +918,11 @@ def gather(input, dim, index, *, sparse_grad=False, out=None, _save_index=True):
             i2 = idx.reshape(isz)
             if 0 in isz:
                 return jnp.zeros(shp, a.dtype)
+            if _negative:
+                i2 = jnp.where(i2 < 0, i2 + ssz[d], i2)
             return a2[_coords(isz, d, i2)].reshape(shp)
         return f
-    k = _kernel(("gather", d, isz, ssz), build)
+    k = _kernel(("gather", d, isz, ssz, _negative), build)
     return _run("GatherBackward0", k, input, [index], out=out, op="gather",
                 devices=("wrapper_CUDA_gather", ("self", "index")),
                 saved=(input, index) if _save_index else (input,),
@@ -952,9 +981,9 @@ def _scatter_core(mode, d, isz, ssz, include_self=True, src_is_tensor=True):
         if mode == "set":
             r = _set_rule(("coords", d))(a2, v, (i2,))
         elif mode in ("add", "reduce_add"):
-            r = a2.at[c].add(v)
+            r = _at_add(a2, c, v)
         elif mode == "reduce_multiply":
-            r = a2.at[c].multiply(v)
+            r = _at_mul(a2, c, v)
         else:
             r = _reduce_rule(("coords", d), mode, include_self)(a2, v, (i2,))
         return r.reshape(shp)
@@ -1069,6 +1098,10 @@ def index_select(input, dim, index, *, out=None):
     d = _wrap_dim(dim, n)
     if index.dim() > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
+    if out is not None and has_internal_overlap(out._size, out._stride):
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the "
+                           "tensor before performing the operation.")
     if index.dtype not in (dt.int64, dt.int32):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     if not n and index.numel() != 1:
@@ -1108,6 +1141,10 @@ def _index_dim_checks(name, self, d, index, source, msgs):
         ssz = source._size[d] if source.dim() else 1
         if nidx != ssz:
             raise msgs.get("count_exc", RuntimeError)(msgs["count"].format(nidx, ssz, d))
+        if "shape" in msgs and source.dim() and self.dim() and (
+                source.dim() != self.dim() or
+                any(i != d and a != b for i, (a, b) in enumerate(zip(self._size, source._size)))):
+            raise RuntimeError(msgs["shape"].format(list(self._size), list(source._size)))
     size = self._size[d] if self.dim() else 1
     if nidx:
         a = _host(index)
@@ -1126,6 +1163,8 @@ _ADD_MSGS = {
     "same": "index_add_(): self ({}) and source ({}) must have the same scalar type",
     "count": "index_add_(): Number of indices ({}) should be equal to source.size(dim): ({}), "
              "for dim: {}",
+    "shape": "source tensor shape must match self tensor shape, excluding the specified "
+             "dimension. Got self.shape = {} source.shape = {}",
 }
 _COPY_MSGS = {
     "vector": "index_copy_(): Index should have dimension 1 or 0 (got {dim})",
@@ -1288,7 +1327,8 @@ def _index_put_op(self, indices, values, accumulate, inplace):
         if not advanced:
             from .conversion import copy_
             if accumulate:
-                dst._assign(dst._value() + values._value().astype(dst.dtype.np))
+                v = values._value().astype(dst.dtype.np)
+                dst._assign(dst._value() | v if dst.dtype is dt.bool_ else dst._value() + v)
             else:
                 copy_(dst, values)
             return target
@@ -1323,6 +1363,11 @@ def _masked_fill(self, mask, value, inplace):
     if isinstance(value, Tensor) and value.dim() != 0:
         raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value.dim()} dimension(s).")
+    if isinstance(value, Tensor) and value.dtype.is_complex and not self.dtype.is_complex and \
+            self.dtype is not dt.bool_:
+        raise RuntimeError(f"value cannot be converted to type "
+                           f"{dt.C_SCALAR_NAMES.get(self.dtype.name, self.dtype.name)} without "
+                           f"overflow")
     shape = _check_broadcast((mask._size, self._size))
     if inplace and shape != self._size:
         raise RuntimeError(f"output with shape {list(self._size)} doesn't match the broadcast "
@@ -1366,6 +1411,10 @@ def _masked_scatter(self, mask, source, inplace):
     if source.dtype is not self.dtype:
         raise RuntimeError("masked_scatter: expected self and source to have same dtypes but got"
                            f"{short_name(self.dtype)} and {short_name(source.dtype)}")
+    if inplace and mask.dim() > self.dim():  # PyTorch expands the mask to self's shape
+        raise RuntimeError(f"expand(CPUBoolType{{{list(mask._size)}}}, size={list(self._size)}): "
+                           f"the number of sizes provided ({self.dim()}) must be greater or "
+                           f"equal to the number of dimensions in the tensor ({mask.dim()})")
     shape = _check_broadcast((self._size, mask._size))
     if inplace and shape != self._size:
         raise RuntimeError(f"output with shape {list(self._size)} doesn't match the broadcast "
@@ -1464,7 +1513,8 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     bi, bj = list(b), list(b)
     bi[d] = input._size[d]
     bj[d] = indices._size[d]
-    return gather(input.expand(*bi), d, indices.expand(*bj), out=out, _save_index=False)
+    return gather(input.expand(*bi), d, indices.expand(*bj), out=out, _save_index=False,
+                  _negative=True)
 
 
 def _put(self, index, source, accumulate, inplace):
@@ -1488,7 +1538,7 @@ def _put(self, index, source, accumulate, inplace):
             if i.size == 0:
                 return a
             flat, i, s = a.reshape(-1), (i.reshape(-1),), s.reshape(-1)
-            r = flat.at[i].add(s) if acc else _set_rule(("adv", (0,)))(flat, s, i)
+            r = _at_add(flat, i, s) if acc else _set_rule(("adv", (0,)))(flat, s, i)
             return r.reshape(a.shape)
         return f
     return _run("PutBackward0", _kernel(("put", acc), build), self, [index, source], inplace,
@@ -1524,6 +1574,56 @@ def nonzero(input, *, out=None, as_tuple=False):
 def argwhere(input):
     """Mirrors `torch.argwhere`."""
     return nonzero(input)
+
+
+def nonzero_static(input, *, size, fill_value=-1):
+    """Mirrors `torch.nonzero_static`: the first `size` coordinates of the nonzeros, padded with
+    `fill_value` (a fixed result shape, so it runs as one kernel: no host round trip)."""
+    size = operator.index(size)
+    if size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    fill = operator.index(fill_value)
+
+    def build():
+        def f(a):
+            if a.ndim == 0:
+                return jnp.zeros((size, 0), jnp.int64)
+            coords = jnp.nonzero(a, size=size, fill_value=fill)
+            return jnp.stack([c.astype(jnp.int64) for c in coords], axis=1)
+        return f
+    return _run("NonzeroStaticBackward0", _kernel(("nonzero_static", size, fill), build),
+                input, [])
+
+
+def unravel_index(indices, shape):
+    """Mirrors `torch.unravel_index`: flat indices into a tuple of coordinate tensors."""
+    if isinstance(shape, int):
+        shape = (shape,)
+    if not isinstance(shape, (list, tuple)):
+        raise TypeError(f"expected 'shape' to be int or sequence of ints, but got "
+                        f"{type(shape)}")
+    for s in shape:
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            raise TypeError(f"expected 'shape' sequence to only contain ints, but got "
+                            f"{type(s)}")
+    shape = tuple(int(s) for s in shape)
+    if any(s < 0 for s in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {shape}")
+    if not isinstance(indices, Tensor):
+        raise AttributeError(f"'{type(indices).__name__}' object has no attribute 'is_complex'")
+    if indices.dtype.is_floating_point or indices.dtype.is_complex or \
+            indices.dtype is dt.bool_:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    strides = tuple(math.prod(shape[i + 1:]) for i in range(len(shape)))
+
+    def build():
+        def f(idx):
+            idx = idx.astype(jnp.int64)
+            return tuple(jnp.remainder(jnp.floor_divide(idx, st), n) if n else
+                         jnp.zeros_like(idx) for st, n in zip(strides, shape))
+        return f
+    k = _kernel(("unravel_index", shape), build)
+    return tuple(wrap(r, indices.device) for r in k(indices._value()))
 
 
 # ---- *_scatter (out-of-place embeds) -----------------------------------------------------------
@@ -1575,6 +1675,12 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     return _embed(input, src, view, "SliceScatterBackward0")
 
 
+def as_strided_scatter(input, src, size, stride, storage_offset=None):
+    """Mirrors `torch.as_strided_scatter`."""
+    return _embed(input, src, lambda t: t.as_strided(size, stride, storage_offset),
+                  "AsStridedScatterBackward0")
+
+
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     """Mirrors `torch.diagonal_scatter`."""
     return _embed(input, src, lambda t: t.diagonal(offset, dim1, dim2),
@@ -1584,9 +1690,10 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
 for _f in (gather, scatter, scatter_add, scatter_reduce, index_select, index_add, index_copy,
            index_fill, index_put, index_reduce, masked_fill, masked_scatter, masked_select, take,
            take_along_dim, put, nonzero, argwhere, select_scatter, slice_scatter,
-           diagonal_scatter):
+           diagonal_scatter, as_strided_scatter, nonzero_static):
     # PyTorch's NumPy spelling `axis=` for `dim` (`x.gather(axis=1, index=i)`)
     _register(numpy_names(_f) if _f in (gather, index_select) else _f, _f.__name__)
 for _f in (scatter_, scatter_add_, scatter_reduce_, index_add_, index_copy_, index_fill_,
            index_put_, index_reduce_, masked_fill_, masked_scatter_, put_):
     _register(_f, _f.__name__, function=_f.__name__ in ("index_put_",))
+_register(unravel_index, "unravel_index", method=False)

@@ -223,6 +223,9 @@ def corrcoef(input):
 @function()
 def renorm(input, p, dim, maxnorm):
     """Mirrors `torch.renorm`: rescale sub-tensors along `dim` to norm at most `maxnorm`."""
+    if input.dim() < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} "
+                           f"dimensions")
     d = dim + input.dim() if dim < 0 else dim
     others = [i for i in range(input.dim()) if i != d]
     norms = input.norm(p, dim=others, keepdim=True)

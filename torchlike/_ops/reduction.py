@@ -347,6 +347,7 @@ min = _minmax_front("min", "minimum")
 
 def _amax_row(name, largest):
     def impl(input, dim=(), keepdim=False):
+        _max_dims(input)
         axes = _axes(dim, input.ndim)
         if _cat(input) == 3:
             raise _not_impl(f"{name[1:]}_values_cpu", input)
@@ -362,8 +363,15 @@ _amax_row("amax", True)
 _amax_row("amin", False)
 
 
+def _max_dims(input):
+    """PyTorch's CPU reduction kernels take at most 64 dims."""
+    if input.ndim > 64:
+        raise RuntimeError("only tensors with up to 64 dims are supported")
+
+
 @op(promote=None, family=F, returns=rt.aminmax, ints=("dim",))
 def aminmax(input, *, dim=None, keepdim=False):
+    _max_dims(input)
     if _cat(input) == 3:
         raise _not_impl("aminmax_cpu", input)
     if dim is None:
@@ -572,8 +580,17 @@ def logcumsumexp(input, dim):
     if d is None or input.size == 0:
         return input
     if jnp.iscomplexobj(input):
-        return lax.associative_scan(jnp.logaddexp, input, axis=d)
+        return lax.associative_scan(_complex_logaddexp, input, axis=d)
     return lax.cumlogsumexp(input, axis=d)
+
+
+def _complex_logaddexp(a, b):
+    """log(exp(a) + exp(b)) as PyTorch's complex kernel: the operand with the larger real
+    part plus log1p(exp(difference)), so the imaginary part is not wrapped into (-pi, pi]."""
+    first = jnp.real(a) >= jnp.real(b)
+    hi, lo = jnp.where(first, a, b), jnp.where(first, b, a)
+    r = hi + jnp.log1p(jnp.exp(lo - hi))
+    return jnp.where(jnp.isneginf(jnp.real(hi)), hi, r)
 
 
 # ---- sorting and selection ---------------------------------------------------------------------
@@ -857,7 +874,11 @@ def _sum_to_size_row(input, size):
     lead = input.ndim - len(size)
     axes = tuple(range(lead)) + tuple(
         lead + i for i, s in enumerate(size) if s == 1 and input.shape[lead + i] != 1)
-    return jnp.sum(input, axis=axes, keepdims=True).reshape(size) if axes else input
+    if not axes and size:
+        return input
+    # a sum (PyTorch sums to a 0-d target even from a 0-d input): integers accumulate in int64
+    acc = jnp.int64 if _cat(input) < 2 else input.dtype
+    return jnp.sum(input, axis=axes, keepdims=True, dtype=acc).reshape(size)
 
 
 @function("sum_to_size", function=False, family=F)

@@ -188,7 +188,11 @@ def flip(input, dims):
     return jnp.flip(input, axis=tuple(wd))
 
 
-def _flip_method(self, *dims):
+def _flip_method(self, *dims, **kwargs):
+    if "dims" in kwargs and not dims:
+        dims = (kwargs.pop("dims"),)
+    if kwargs:
+        raise TypeError(f"flip() got an unexpected keyword argument '{next(iter(kwargs))}'")
     if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
         dims = dims[0]
     return call(OPS["flip"], (self, tuple(dims)))
@@ -214,6 +218,11 @@ def flipud(input):
 @op(promote=None, family=F, int_lists={"shifts": 1, "dims": 1})
 def roll(input, shifts, dims=None):
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    if not shifts:
+        raise RuntimeError("`shifts` required")
+    if input.ndim == 0 and dims is not None and (isinstance(dims, int) or len(dims)):
+        d = dims if isinstance(dims, int) else dims[0]
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
     if dims is None or (not isinstance(dims, int) and len(dims) == 0):
         if dims is not None and not shifts:
             return input
@@ -582,6 +591,10 @@ def narrow_copy(input, dim, start, length):
     n = input.ndim
     if n == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if dim >= n:
+        raise RuntimeError("Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, "
+                           "but got false.  (Could this error message be improved?  If so, "
+                           "please report an enhancement request to PyTorch.)")
     d = _wrap_dim(dim, n)
     cur = input.shape[d]
     if not -cur <= start <= cur:

@@ -290,6 +290,8 @@ def view_as(self, other):
 def transpose(self, dim0, dim1):
     n = len(self._size)
     d0, d1 = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
+    if n == 0:  # a 0-d tensor transposes dims 0/-1 onto themselves
+        return (), (), self._offset
     size, stride = list(self._size), list(self._stride)
     size[d0], size[d1] = size[d1], size[d0]
     stride[d0], stride[d1] = stride[d1], stride[d0]
@@ -326,6 +328,9 @@ def movedim(self, source, destination):
     if len(src) != len(dst):
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) "
                            f"should contain the same number of dims as destination ({dst} dims)")
+    for what, given in (("source", src), ("destination", dst)):
+        if len({_wrap_dim(d, n) for d in given}) != len(given):
+            raise RuntimeError(f"movedim: repeated dim in `{what}` ({given})")
     src = [_wrap_dim(d, n) for d in src]
     dst = [_wrap_dim(d, n) for d in dst]
     order = [None] * n
@@ -417,7 +422,14 @@ def narrow(self, dim, start, length):
     if n == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = _wrap_dim(dim, n)
+    if isinstance(start, Tensor):
+        if start.dim() != 0 or start.dtype.is_floating_point or start.dtype.is_complex or \
+                start.dtype.name == "bool":
+            raise RuntimeError("start must be an 0-dim integral Tensor.")
+        start = int(start.item())
     start = operator.index(start)
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
     cur = self._size[d]
     if not -cur <= start <= cur:
         raise IndexError(f"start out of range (expected to be in range of [{-cur}, {cur}], but "
@@ -591,6 +603,8 @@ def contiguous(self, memory_format=None):
 
 def unbind(input, dim=0):
     n = len(input._size)
+    if n == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = _wrap_dim(dim, n)
     return tuple(select(input, d, i) for i in range(input._size[d]))
 
@@ -640,6 +654,8 @@ def tensor_split(input, indices_or_sections, dim=0):
     n = len(input._size)
     d = _wrap_dim(dim, n)
     size = input._size[d]
+    if isinstance(indices_or_sections, Tensor) and indices_or_sections.dim() == 0:
+        indices_or_sections = int(indices_or_sections.item())  # a 0-d tensor counts sections
     if isinstance(indices_or_sections, int):
         k = indices_or_sections
         if k <= 0:
@@ -661,10 +677,24 @@ def tensor_split(input, indices_or_sections, dim=0):
     return tuple(narrow(input, d, s, length) for s, length in bounds)
 
 
-def _nsplit(name, dim_for):
+def _nsplit(name, need, dim_for):
     def f(input, indices_or_sections):
+        if input.dim() < need:
+            raise RuntimeError(f"torch.{name} requires a tensor with at least {need} dimension, "
+                               f"but got a tensor with {input.dim()} dimensions!")
+        if not isinstance(indices_or_sections, (int, list, tuple, Tensor)):
+            kind = type(indices_or_sections).__name__
+            raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                            f"(Tensor, {kind}), but expected one of:\n"
+                            f" * (Tensor input, int sections)\n"
+                            f"      didn't match because some of the arguments have invalid "
+                            f"types: (Tensor, !{kind}!)\n"
+                            f" * (Tensor input, tuple of ints indices)\n"
+                            f"      didn't match because some of the arguments have invalid "
+                            f"types: (Tensor, !{kind}!)\n")
         d = dim_for(input)
-        if isinstance(indices_or_sections, int) and input._size[d] % indices_or_sections:
+        if isinstance(indices_or_sections, int) and \
+                (indices_or_sections == 0 or input._size[d] % indices_or_sections):
             raise RuntimeError(f"torch.{name} attempted to split along dimension {d}, but the "
                                f"size of the dimension {input._size[d]} is not divisible by the "
                                f"split_size {indices_or_sections}!")
@@ -680,9 +710,9 @@ for _name, _fn, _al in (("reshape", reshape, ()), ("flatten", flatten, ()), ("ra
 _register("reshape_as", reshape_as, function=False)
 _register("contiguous", contiguous, function=False)
 _register("split_with_sizes", split_with_sizes)
-_register("hsplit", _nsplit("hsplit", lambda t: 1 if t.dim() > 1 else 0))
-_register("vsplit", _nsplit("vsplit", lambda t: 0))
-_register("dsplit", _nsplit("dsplit", lambda t: 2))
+_register("hsplit", _nsplit("hsplit", 1, lambda t: 1 if t.dim() > 1 else 0))
+_register("vsplit", _nsplit("vsplit", 2, lambda t: 0))
+_register("dsplit", _nsplit("dsplit", 3, lambda t: 2))
 
 
 def _prop(name, fn):
@@ -724,3 +754,64 @@ _prop("T", _T)
 _prop("mT", lambda self: _matrices(self, "mT"))
 _prop("H", _H)
 _prop("mH", lambda self: _matrices(self, "mH").conj())
+
+
+# ---- the `*_copy` twins: each view op's result as a fresh contiguous tensor ---------------------
+
+def _write_out(res, out):
+    """`res` written into `out` (resized as PyTorch's out= variants resize)."""
+    from .registry import _write_one_out
+    _write_one_out(res._value(), out)
+    return out
+
+
+def _copy_of(view_name, dropped=()):
+    """`torch.<view_name>_copy`: the view op, then a contiguous copy of its result (a tuple of
+    copies for the ops returning several views; `out=` then takes a list)."""
+    def f(input, *args, out=None, **kwargs):
+        for k in dropped:      # accepted and ignored (`expand_copy(..., implicit=True)`)
+            kwargs.pop(k, None)
+        view_fn = FUNCTIONS.get(view_name) or METHODS[view_name]
+        res = view_fn(input, *args, **kwargs)
+        if isinstance(res, tuple):
+            copies = tuple(r.clone(memory_format=_fmt.contiguous_format) for r in res)
+            if out is None:
+                return copies
+            if len(out) != len(copies):
+                raise RuntimeError(f"{view_name}_copy_out() expected an out= argument of size "
+                                   f"{len(copies)}, got size {len(out)}")
+            for r, o in zip(copies, out):
+                _write_out(r, o)
+            return None
+        res = res.clone(memory_format=_fmt.contiguous_format)
+        return res if out is None else _write_out(res, out)
+    f.__name__ = f.__qualname__ = view_name + "_copy"
+    f.__doc__ = (f"Mirrors `torch.{view_name}_copy`: `{view_name}`'s result as a new tensor "
+                 f"that shares no storage with `input`.")
+    return f
+
+
+# view op -> keyword arguments its `_copy` twin accepts and ignores
+_VIEW_COPIES = {"expand": ("implicit",), "diagonal": (), "alias": (), "as_strided": (),
+                "view": (), "permute": (), "split_with_sizes": (), "unbind": (), "unfold": (),
+                "squeeze": (), "unsqueeze": (), "transpose": (), "t": ()}
+for _name, _dropped in _VIEW_COPIES.items():
+    _register(_name + "_copy", _copy_of(_name, _dropped), method=False)
+
+
+def _unsafe(fn, name):
+    """`unsafe_split`/`unsafe_chunk`: the same views (PyTorch only skips its autograd checks on
+    later in-place writes to them). `unsafe_split` takes only an int size (sizes are
+    `unsafe_split_with_sizes`)."""
+    def f(*args, **kwargs):
+        if name == "unsafe_split" and len(args) > 1 and not isinstance(args[1], int):
+            raise TypeError(f"unsafe_split(): argument 'split_size' (position 2) must be int, "
+                            f"not {type(args[1]).__name__}")
+        return fn(*args, **kwargs)
+    f.__doc__ = f"Mirrors `torch.{name}`."
+    return f
+
+
+for _name, _fn in (("unsafe_split", split), ("unsafe_chunk", chunk),
+                   ("unsafe_split_with_sizes", split_with_sizes)):
+    _register(_name, _unsafe(_fn, _name))
