@@ -57,6 +57,13 @@ CASES = {
         torch.nn.functional.cross_entropy(dual(torch.randn(4, 3), torch.randn(4, 3)),
                                           torch.tensor([0, 2, 1, 1])),
         torch.nn.functional.gelu(dual(torch.randn(5), torch.randn(5)))],
+    "indexing": lambda torch, dual: [
+        (lambda d: (d[[0, 2]], d[d > 0], d[1], d[:, [1, 0]]))(
+            dual(torch.randn(3, 2), torch.randn(3, 2)))[k] for k in range(4)],
+    "setitem": lambda torch, dual: [
+        (lambda d: (d.__setitem__(0, 5.0), d)[1])(dual(torch.randn(3), torch.randn(3)).clone()),
+        (lambda d: (d.__setitem__(slice(1, None), dual(torch.ones(2), torch.randn(2))), d)[1])(
+            dual(torch.randn(3), torch.randn(3)).clone())],
     "integer_outputs_have_no_tangent": lambda torch, dual: [
         (lambda d: (d.argmax(), d.sort()[1], (d > 0)))(
             dual(torch.randn(4), torch.randn(4)))[k] for k in range(3)],

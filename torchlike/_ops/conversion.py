@@ -387,11 +387,13 @@ def resize_(self, *size, memory_format=None):
 
 
 def resize_as_(self, other, memory_format=None):
+    """Mirrors `Tensor.resize_as_` (also `torch.resize_as_`)."""
     return resize_(self, other._size)
 
 
-for _f in (copy_, fill_, zero_, resize_, resize_as_):
+for _f in (copy_, fill_, zero_, resize_):
     _register(_f)
+_register(resize_as_, function=True)
 
 
 def _fill_function(input, value):

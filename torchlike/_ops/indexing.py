@@ -22,7 +22,7 @@ from .._core import buckets, device_asserts, device_rules
 from .._core import dtype as dt
 from .._core import frames, layout, programs
 from .._core.device import put as _to_device, transfer as _transfer
-from .._core.grad_state import ENABLED as _GRAD
+from .._core.grad_state import ENABLED as _GRAD, differentiable
 from .._core.layout import has_internal_overlap
 from .._core.tensor import Tensor, _wrap_dim, make_view, wrap
 from .._core.tracing import tracing
@@ -380,7 +380,7 @@ def getitem(self, index):
     if not self._size:
         _zero_dim_check(index)
     size, stride, offset, advanced = _basic(self, index)
-    if not (self._requires_grad and _GRAD[0]):
+    if not differentiable(self):
         if advanced is None:
             view = make_view(self, size, stride, offset)
             return buckets.window(view) if size != self._size else view
@@ -407,8 +407,9 @@ def getitem(self, index):
     _check_bounds(size, dims, idxs, self._st.device)
     from ..autograd.function import apply_jax
     out = apply_jax(_gather_kernel(dims), [base, *idxs], "IndexBackward0")[0]
-    from ..autograd.inplace import save_for_check
-    save_for_check(out.grad_fn, _index_tensors(advanced))
+    if out.grad_fn is not None:   # (a dual tensor's index records no node)
+        from ..autograd.inplace import save_for_check
+        save_for_check(out.grad_fn, _index_tensors(advanced))
     return out
 
 
@@ -462,7 +463,7 @@ def setitem(self, index, value):
     if not self._size:
         _zero_dim_check(index)
     size, stride, offset, advanced = _basic(self, index)
-    if _GRAD[0] and (self._requires_grad or vt is not None and vt._requires_grad):
+    if differentiable(self, vt):
         _setitem_grad(self, size, stride, offset, advanced, value, vt)
         return
     dst = make_view(self, size, stride, offset)
