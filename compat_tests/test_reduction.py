@@ -290,3 +290,18 @@ def test_reduction_fixes():
              "torch.renorm(torch.tensor(1.), 2, 0, 1.)",
              "torch.renorm(torch.zeros(3), 2, 0, 1.)"]
     run_exprs(exprs, lambda torch: {"torch": torch})
+
+
+def test_half_sum_with_explicit_dtype_accumulates_in_float32():
+    """`sum(x, dtype=torch.float16)`: PyTorch's CPU kernel accumulates in float32 and rounds
+    once (in float16 the running sum of 1001 values stalls)."""
+    check(lambda torch: [torch.sum(torch.linspace(0, 1, 1001).to(d), dtype=d)
+                         for d in (torch.float16, torch.bfloat16)] +
+          [torch.linspace(0, 1, 1001).sum(dtype=torch.float16),
+           torch.nansum(torch.linspace(0, 1, 1001).half(), dtype=torch.float16)])
+
+
+@pytest.mark.parametrize("expr", ["torch.max(2, 3)", "torch.min(2.0)",
+                                  "torch.max(2, torch.ones(1))", "torch.min([1, 2])"])
+def test_max_min_of_numbers_raise_pytorchs_type_error(expr):
+    check(lambda torch: eval(expr))

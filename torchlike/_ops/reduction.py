@@ -144,13 +144,21 @@ def _arg_ext(x, axis, largest, keepdims=True):
 
 # ---- sums, means, products ---------------------------------------------------------------------
 
+def _sum(x, axes, keepdim):
+    """A sum in `x`'s dtype; a float16/bfloat16 one accumulates in float32 (PyTorch's CPU
+    kernels do, an explicit `dtype=` included) and rounds once."""
+    if x.dtype in (jnp.float16, jnp.bfloat16):
+        return jnp.sum(x.astype(jnp.float32), axis=axes, keepdims=keepdim).astype(x.dtype)
+    return jnp.sum(x, axis=axes, keepdims=keepdim, dtype=x.dtype)
+
+
 @op(promote=None, family=F, bucket="sum")
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     axes = _axes(dim, input.ndim)
     x = _acc(input, dtype)
     if x.dtype == jnp.bool_:
         return jnp.any(x, axis=axes, keepdims=keepdim)
-    return jnp.sum(x, axis=axes, keepdims=keepdim, dtype=x.dtype)
+    return _sum(x, axes, keepdim)
 
 
 @op(promote=None, family=F, bucket="sum")
@@ -163,7 +171,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
         x = jnp.where(jnp.isnan(x), jnp.zeros_like(x), x)
     if x.dtype == jnp.bool_:
         return jnp.any(x, axis=axes, keepdims=keepdim)
-    return jnp.sum(x, axis=axes, keepdims=keepdim, dtype=x.dtype)
+    return _sum(x, axes, keepdim)
 
 
 def _mean_dtype(input, dtype):
@@ -330,6 +338,16 @@ def _minmax_front(name, binary):
     row = OPS[name]
 
     def fn(input, dim=None, keepdim=False, *, other=None, out=None):
+        if not isinstance(input, Tensor) and dim is None and other is None:
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                            f"{type(input).__name__}")
+        if not isinstance(input, Tensor):   # (PyTorch's parser also names keywords given)
+            raise TypeError(
+                f"{name}() received an invalid combination of arguments - got "
+                f"({', '.join(type(a).__name__ for a in (input, dim) if a is not None)}), but "
+                f"expected one of:\n * (Tensor input, *, Tensor out = None)\n * (Tensor input, "
+                f"Tensor other, *, Tensor out = None)\n * (Tensor input, int dim, bool keepdim "
+                f"= False, *, tuple of Tensors out = None)\n")
         if isinstance(dim, Tensor) or other is not None:
             o = dim if isinstance(dim, Tensor) else other
             return FUNCTIONS[binary](input, o, out=out)
@@ -478,13 +496,19 @@ def p_norm(a, p, axes, keepdim):
                                "norm on an empty tensor because the operation does not have an "
                                "identity")
         return (jnp.max if p > 0 else jnp.min)(a, axis=axes, keepdims=keepdim)
-    if p == 0:
-        return jnp.sum(a != 0, axis=axes, keepdims=keepdim).astype(a.dtype)
+    if p == 0:   # a count: its gradient is zero (as PyTorch's), not absent
+        return jnp.sum(jnp.where(a != 0, jnp.ones_like(a), a * 0), axis=axes,
+                       keepdims=keepdim)
     if p == 1:
         return jnp.sum(a, axis=axes, keepdims=keepdim)
     if p == 2:
         return _gf.sqrt0(jnp.sum(a * a, axis=axes, keepdims=keepdim))
-    s = jnp.sum(a ** p, axis=axes, keepdims=keepdim)
+    if p < 0:   # |0| ** p is inf, and the norm 0
+        powered = a ** p
+    else:   # |0| ** p: PyTorch's subgradient there is 0 (p * 0 ** (p - 1) is inf for p < 1)
+        zero = a == 0
+        powered = jnp.where(zero, jnp.zeros_like(a), jnp.where(zero, jnp.ones_like(a), a) ** p)
+    s = jnp.sum(powered, axis=axes, keepdims=keepdim)
     return _gf.root0(s, 1.0 / p)
 
 
