@@ -1,7 +1,7 @@
 """PyTorch's OpInfo operator database through torchlike: every entry, compared with PyTorch.
 
 One test per database entry. In CI it runs each entry's first samples (`opinfo.scope.CI`): every
-variant at float32 and at one more dtype, the error inputs, float64 gradients. The whole database
+variant at float32 and int64, the error inputs, a float64 gradient. The whole database
 at every dtype, eight samples each, is `compat_tests/opinfo/sweep.py` (its report is the coverage
 page's). A case that fails must be stated in `opinfo/stated.py` with its reason; a stated
 difference that no longer fails fails the test, so that the list only shrinks.

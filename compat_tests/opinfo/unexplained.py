@@ -1,6 +1,8 @@
 """Print `stated.py` entries for the failing cases of a sweep that no entry explains yet.
 
-    python compat_tests/opinfo/unexplained.py cases.json
+    python compat_tests/opinfo/unexplained.py cases.json [--all]
+
+(`--all`: every failing case, as if nothing were stated yet.)
 
 Each entry is keyed `kind:dtype:variant` and says what differs, taken from the cases' details;
 the reason, once found, replaces that text.
@@ -44,8 +46,10 @@ def what_differs(detail):
     return detail[:100]
 
 
-def main(path):
+def main(path, everything=False):
     from opinfo import stated
+    if everything:
+        stated.STATED.clear()
     from opinfo.cases import Case
     found = [Case(**c) for c in json.load(open(path))]
     entries = collections.defaultdict(dict)
@@ -70,4 +74,4 @@ def main(path):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], "--all" in sys.argv[2:])
