@@ -135,7 +135,8 @@ case("lerp", lambda t, x, y, w: t.lerp(x, y, w), X, Y, U)
 case("lerp", lambda t, x, y: t.lerp(x, y, 0.3), X, Y, id="lerp_scalar")
 case("addcmul", lambda t, x, y, z: t.addcmul(x, y, z, value=0.5), X, Y, Z)
 case("addcdiv", lambda t, x, y, z: t.addcdiv(x, y, z, value=-2), X, Y, P)
-case("ldexp", lambda t, x, y: t.ldexp(x, y), X, I(1, -1, 2, 0))
+case(("ldexp", "_ldexp_int_exponent"), lambda t, x, y: t.ldexp(x, y), X, I(1, -1, 2, 0))
+case("ldexp", lambda t, x, y: t.ldexp(x, y), X, R((3, 4), -2, 2, seed=7), id="ldexp_float")
 case("igamma", lambda t, x, y: t.igamma(x, y), P, P2)
 case("igammac", lambda t, x, y: t.igammac(x, y), P, P2)
 case("heaviside", lambda t, x, y: t.heaviside(x, y), X, Y)
@@ -362,7 +363,25 @@ case("linalg_matrix_rank", lambda t, a: t.linalg.matrix_rank(a), X)
 case("matrix_power", lambda t, a: t.matrix_power(a, 3), M)
 case("linalg_matrix_power", lambda t, a: t.linalg.matrix_power(a, 2), M)
 case("matrix_exp", lambda t, a: t.matrix_exp(a), M * 0.3)
-case("linalg_lstsq", lambda t, a, b: t.linalg.lstsq(a, b).solution, X.T.copy(), R((4, 2)))
+case(("linalg_lstsq", "_linalg_lstsq"), lambda t, a, b: t.linalg.lstsq(a, b).solution,
+     X.T.copy(), R((4, 2)))
+case(("linalg_lu_factor_ex", "linalg_lu_solve"),
+     lambda t, a, b: t.linalg.lu_solve(*t.linalg.lu_factor_ex(a)[:2], b), M, X[:, :2].copy(),
+     nodes=False)
+case(("lu_solve", "lu_unpack"),
+     lambda t, a, b: (lambda lu, piv: (t.lu_solve(b, lu, piv), t.lu_unpack(lu, piv)[1:]))(
+         *t.linalg.lu_factor(a)), M, X[:, :2].copy(), nodes=False)
+case("linalg_lu", lambda t, a: t.linalg.lu(a)[1:], X, nodes=False)
+case("triangular_solve", lambda t, b, a: t.triangular_solve(b, a.triu() + 3 * t.eye(3)),
+     X[:, :2].copy(), M, nodes=False)
+case("linalg_vander", lambda t, x: t.linalg.vander(x, N=3), V, nodes=False)
+case("linalg_tensorinv", lambda t, a: t.linalg.tensorinv(a.reshape(3, 3), ind=1), M,
+     nodes=False)
+case("linalg_tensorsolve", lambda t, a, b: t.linalg.tensorsolve(a, b), M, V3, nodes=False)
+case("geqrf", lambda t, a: t.geqrf(a), X, nodes=False)
+case(("linalg_householder_product", "ormqr"),
+     lambda t, a, tau: (t.linalg.householder_product(a, tau), t.ormqr(a, tau, a[:, :2] * 2)),
+     X.T.copy(), R((3,), seed=9), nodes=False)
 case("linalg_vector_norm", lambda t, x: t.linalg.vector_norm(x), X)
 case("linalg_vector_norm", lambda t, x: t.linalg.vector_norm(x, 1, dim=1), X, id="vnorm_1")
 case("linalg_vector_norm", lambda t, x: t.linalg.vector_norm(x, float("inf"), dim=0), TIES,
@@ -478,7 +497,10 @@ KNOWN = {
     "nextafter": "JAX has no derivative rule for nextafter",
     "norm_keepdim": "x.norm(0) (p=0): PyTorch's backward hands back no gradient (.grad None); "
                     "torchlike's is zeros",
-    "linalg_eig": "JAX differentiates eig only for symmetric inputs",
+    "linalg_householder_product": "JAX has no differentiation rule for householder_product "
+                                  "(nor for ormqr, built on it)",
+    "geqrf": "torch.geqrf has no derivative in PyTorch (its backward raises); torchlike's is "
+             "JAX's",
     "split": "PyTorch records one multi-output SplitBackward0; torchlike a view node per output",
     "chunk": "PyTorch records one multi-output SplitBackward0; torchlike a view node per output",
     "unbind": "PyTorch records one multi-output UnbindBackward0; torchlike a view per output",

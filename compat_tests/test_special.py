@@ -105,16 +105,13 @@ def test_unary_gradients(name, dtype):
     data = _PROB[[3, 5, 6, 10]] if name in ("ndtri", "logit", "erfinv") else _ORD
     if name == "entr":
         data = np.abs(_ORD)
-    if name in ("psi", "digamma"):  # see test_digamma_gradient_far_left
-        data = _ORD[(_ORD > -5) & (_ORD != np.floor(_ORD))]
     check(_grad_case(name, data, dtype), rtol=1e-4 if dtype == "float32" else 1e-8, atol=1e-6)
 
 
 @pytest.mark.parametrize("x", [-25.1, -7.5, -2.0])
-@pytest.mark.xfail(strict=True, reason="digamma's gradient is XLA's polygamma(1, x): wrong for "
-                   "x < -20, a few digits off below -5, inf (PyTorch: a huge finite value) at the "
-                   "poles")
 def test_digamma_gradient_far_left(x):
+    """digamma's gradient is torchlike's own polygamma(1, x): right far left, and PyTorch's huge
+    finite value at the poles."""
     check(_grad_case("psi", np.array([x]), "float64"), rtol=1e-8, atol=0)
 
 

@@ -49,7 +49,7 @@ STATED = {
         'forward:bool:method': "ties: PyTorch's CPU sort/topk/kthvalue/mode are unstable and order tied elements by their own algorithms; torchlike's sort is stable (values agree, tied indices differ)",
     },
     'as_strided.partial_views': {
-        'grad:float64:function': 'values differ',
+        'grad:float64:function:1': 'values differ',
     },
     'as_strided_scatter': {
         'grad:float64:function': "PyTorch's backward gives `input` the gradient inside the written region and zero outside (the reverse of the derivative); torchlike gives the derivative",
@@ -122,7 +122,7 @@ STATED = {
         '*': 'torchlike lacks torchlike.linalg.ldl_solve',
     },
     'linalg.norm.subgradients_at_zero': {
-        'grad:float64:function': "open: the 0-norm's gradient is None (PyTorch's: zeros)",
+        'grad:float64:function:1': "open: the 0-norm's gradient is None (PyTorch's: zeros)",
     },
     'logsumexp': {
         'forward:bool:function': "open bug: the size-class padding (_ops/bucketed.py's max rule) fills the reduced dims of a bool/integer input with its lowest value before the promotion to float (exp(0) = 1 is summed)",
@@ -154,7 +154,7 @@ STATED = {
         '*': 'torchlike lacks torchlike.nn.functional.linear_cross_entropy',
     },
     'norm': {
-        'grad:float64:function': "open: the 0-norm's gradient is None (PyTorch's: zeros) on the linalg.vector_norm path",
+        'grad:float64:function:1': "open: the 0-norm's gradient is None (PyTorch's: zeros) on the linalg.vector_norm path",
     },
     'ormqr': {
         'grad:float64:function': 'open: built on householder_product, which JAX cannot differentiate yet',

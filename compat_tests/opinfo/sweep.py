@@ -29,8 +29,8 @@ def main(argv=None):
                         "compat_tests/opinfo/results.json)")
     a = p.parse_args(argv)
     import torch as real_torch
-    from torch.testing._internal.common_methods_invocations import op_db
-    from opinfo import cases, scope
+    from opinfo import cases, load_op_db, scope
+    op_db = load_op_db()
 
     settings = dict(scope.CI if a.profile == "ci" else scope.FULL)
     if a.dtypes:
