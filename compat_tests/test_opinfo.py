@@ -1,6 +1,6 @@
 """PyTorch's OpInfo operator database through torchlike: every entry, compared with PyTorch.
 
-One test per database entry. In CI it runs each entry's first samples (`opinfo.scope.CI`): every
+One test per database entry. In CI it runs each entry's first sample (`opinfo.scope.CI`): every
 variant at float32 and int64, the error inputs, a float64 gradient. The whole database
 at every dtype, eight samples each, is `compat_tests/opinfo/sweep.py` (its report is the coverage
 page's). A case that fails must be stated in `opinfo/stated.py` with its reason; a stated

@@ -4,7 +4,8 @@
 
 (`--all`: every failing case, as if nothing were stated yet.)
 
-Each entry is keyed `kind:dtype:variant` and says what differs, taken from the cases' details;
+Each entry is keyed `kind:dtype:variant` (with `:sample` for a sample CI does not run) and
+says what differs, taken from the cases' details;
 the reason, once found, replaces that text.
 """
 import collections
@@ -47,7 +48,7 @@ def what_differs(detail):
 
 
 def main(path, everything=False):
-    from opinfo import stated
+    from opinfo import scope, stated
     if everything:
         stated.STATED.clear()
     from opinfo.cases import Case
@@ -65,6 +66,9 @@ def main(path, everything=False):
         if c.ok or stated.explains(c):
             continue
         key = f"{c.kind}:{c.dtype or '*'}:{c.variant}"
+        if c.kind != "error" and c.index >= scope.CI["max_samples" if c.kind == "forward"
+                                                    else "grad_samples"]:
+            key += f":{c.index}"   # a sample CI does not run: stated on its own
         entries[c.op].setdefault(key, what_differs(c.detail))
     for op in sorted(entries):
         print(f"    {op!r}: {{")
