@@ -1,11 +1,7 @@
 """Bernoulli(probs=None, logits=None): one coin per batch element, values 0.0 / 1.0."""
-import numbers
-
 import torchlike as _t
 from torchlike.distributions import constraints
-from torchlike.distributions.distribution import Distribution
-from torchlike.distributions.utils import (broadcast_all, lazy_property, logits_to_probs,
-                                           probs_to_logits)
+from torchlike.distributions.elementwise import ProbsOrLogits
 
 __all__ = ["Bernoulli"]
 
@@ -14,46 +10,14 @@ def _bce_with_logits(logits, target):
     return _t.nn.functional.binary_cross_entropy_with_logits(logits, target, reduction="none")
 
 
-class Bernoulli(Distribution):
+class Bernoulli(ProbsOrLogits):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        given = probs if probs is not None else logits
-        (param,) = broadcast_all(given)
-        if probs is not None:
-            self.probs = param
-        else:
-            self.logits = param
-        self._param = param
-        shape = _t.Size() if isinstance(given, numbers.Number) else param.size()
+        shape = self._set_probs_or_logits(probs, logits)
         super().__init__(shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._new_instance(_instance)
-        batch_shape = _t.Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        return self._finish_expand(new, batch_shape)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     @property
     def mean(self):
