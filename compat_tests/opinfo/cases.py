@@ -62,12 +62,8 @@ def _copy(x):
         flat = real_torch.as_strided(t, (n,), (1,), 0).clone() if n else t.reshape(0).clone()
         c = flat.as_strided(t.shape, t.stride(), t.storage_offset())
         return c.requires_grad_() if x.requires_grad and x.is_leaf else c
-    if isinstance(x, tuple) and hasattr(x, "_fields"):
-        return type(x)(*(_copy(v) for v in x))
-    if isinstance(x, (list, tuple)):
-        return type(x)(_copy(v) for v in x)
-    if isinstance(x, dict):
-        return {k: _copy(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple, dict)) and not isinstance(x, real_torch.Size):
+        return convert.walk(x, _copy)
     return x
 
 

@@ -26,6 +26,17 @@ def tensor(t):
     return out.requires_grad_(True) if requires_grad else out
 
 
+def walk(x, leaf):
+    """`x` with `leaf` applied to each value inside its (named) tuples, lists and dicts."""
+    if isinstance(x, tuple) and hasattr(x, "_fields"):
+        return type(x)(*(walk(v, leaf) for v in x))
+    if isinstance(x, (list, tuple)):
+        return type(x)(walk(v, leaf) for v in x)
+    if isinstance(x, dict):
+        return {k: walk(v, leaf) for k, v in x.items()}
+    return leaf(x)
+
+
 def value(x):
     """Convert a sample-input value (tensors, dtypes, devices, containers...) to torchlike's."""
     if isinstance(x, real_torch.Tensor):
@@ -42,12 +53,8 @@ def value(x):
         return getattr(torchlike, str(x).replace("torch.", ""))
     if isinstance(x, real_torch.Generator):
         return torchlike.Generator().manual_seed(x.initial_seed())
-    if isinstance(x, tuple) and hasattr(x, "_fields"):
-        return type(x)(*(value(v) for v in x))
-    if isinstance(x, (list, tuple)):
-        return type(x)(value(v) for v in x)
-    if isinstance(x, dict):
-        return {k: value(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple, dict)):
+        return walk(x, value)
     if isinstance(x, (types.FunctionType, types.BuiltinFunctionType, functools.partial)):
         return callable_(x)
     if isinstance(x, real_torch.nn.Module):
