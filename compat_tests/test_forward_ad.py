@@ -123,3 +123,26 @@ def test_jvp_of_a_model_matches_torch_func():
         _, expected = torch.func.jvp(model, (x,), (v,))
         return tangent, (tangent - expected).abs().max() < 1e-6
     check(f, atol=1e-6, rtol=1e-5)
+
+
+@pytest.mark.xfail(strict=True, reason="a tangent carries no autograd history (PyTorch's does "
+                   "when another operand requires grad); docs/autograd.md")
+def test_tangent_history_divergence():
+    def f(torch):
+        fw = _fw(torch)
+        with fw.dual_level():
+            lin = torch.nn.Linear(2, 2)
+            return fw.unpack_dual(lin(fw.make_dual(torch.ones(2), torch.ones(2)))).tangent.grad_fn
+    check(lambda torch: type(f(torch)).__name__)
+
+
+@pytest.mark.xfail(strict=True, reason="a plain tensor written through a view with a dual value "
+                   "does not become dual; docs/autograd.md")
+def test_plain_base_written_through_a_view_divergence():
+    def f(torch):
+        fw = _fw(torch)
+        with fw.dual_level():
+            x = torch.zeros(3)
+            x[1:] = fw.make_dual(torch.ones(2), torch.ones(2))
+            return fw.unpack_dual(x).tangent
+    check(f)
