@@ -16,6 +16,8 @@ import weakref
 
 import numpy as np
 
+from .lazy import Pending as _Pending, force as _force, own as _own
+
 _refs = sys.getrefcount
 _ALIGN = 64
 _next_ptr = [0x5A000000 * _ALIGN]
@@ -31,7 +33,7 @@ def _fake_ptr(nbytes):
 class Storage:
     """The shared buffer: `_data` (JAX array) or `_np` (flat NumPy array), dtype, device."""
 
-    __slots__ = ("_data", "_np", "_phys", "_pdims", "dtype", "device", "numel", "shape", "_ptr",
+    __slots__ = ("_raw", "_np", "_phys", "_pdims", "dtype", "device", "numel", "shape", "_ptr",
                  "_hold", "resizable", "shared", "__weakref__")
 
     def __init__(self, data, dtype, device, ptr=None):
@@ -43,7 +45,7 @@ class Storage:
         """A storage over a flat, writable NumPy buffer, shared with it (memory NumPy owns, as
         `torch.from_numpy`'s, cannot grow: `resizable=False`)."""
         st = cls.__new__(cls)
-        st._data = None
+        st._raw = None
         st._np = flat
         st._phys = None
         st._pdims = ()
@@ -56,6 +58,24 @@ class Storage:
         st._ptr = flat.ctypes.data if flat.size else 0
         st._hold = None
         return st
+
+    @property
+    def _data(self):
+        """The JAX buffer (None when NumPy-shared or padded). Under fused eager `_raw` may hold
+        a `lazy.Pending`: reading `_data` runs its segment first (the op table reads `_raw`)."""
+        d = self._raw
+        if type(d) is _Pending:
+            d = self._raw = _force(d)
+        return d
+
+    @_data.setter
+    def _data(self, v):
+        if type(v) is _Pending:
+            if v.value is None:
+                _own(v, self)
+            else:
+                v = v.value
+        self._raw = v
 
     @property
     def ptr(self):
@@ -161,7 +181,12 @@ def _retire(buf):
 def fill(st, data, dtype, device, shape, numel, ptr=None):
     """Initialise storage `st` to hold `data` (of shape `shape`, `numel` elements):
     `Storage.__init__`, also used directly where the shape is known (no array reads)."""
-    st._data = data
+    if type(data) is _Pending:
+        if data.value is None:
+            _own(data, st)
+        else:
+            data = data.value
+    st._raw = data
     st._np = None
     st._phys = None
     st._pdims = ()

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from . import dtype as dt
-from . import device_asserts, formats, layout
+from . import device_asserts, formats, layout, lazy as _lazy
 from .device import CPU
 from .grad_state import ENABLED as _GRAD, FORWARD_AD as _FWAD
 from .size import Size
@@ -231,13 +231,16 @@ class Tensor(metaclass=_TensorMeta):
         `uniform`: every element gets the same value (`fill_`, `zero_`), which PyTorch also
         writes through a layout whose elements share memory (`t.expand(3).fill_(1)`)."""
         st = self._st
-        if self._natural and (st._data is not None or st._phys is not None) and \
+        if self._natural and (st._raw is not None or st._phys is not None) and \
                 v.shape == self._size:
-            st._data = v if v.dtype == self.dtype.np else _cast_jit(self.dtype.np)(v)
+            if v.dtype != self.dtype.np:
+                cast = _cast_jit(self.dtype.np)
+                v = _lazy.launch(cast, (v,)) if _lazy.ON[0] else cast(_lazy.force(v))
+            st._data = v
             st._phys = None
             st._pdims = ()
         else:
-            _write(self, v, uniform)
+            _write(self, _lazy.force(v), uniform)
         self._vc[0] += 1
 
     # ---- NumPy and Python conversions -------------------------------------------------------

@@ -14,7 +14,7 @@ cache adds no kernels: it only remembers the dispatcher's answers.
 """
 import math
 
-from .._core import dtype as dt
+from .._core import dtype as dt, lazy
 from .._core.layout import contiguous_strides
 from .._core.tensor import Tensor, fresh
 
@@ -112,8 +112,10 @@ def source(row, exprs, mode, guard):
         body += ["if e is None or not e[5]:", "    break"]
     else:
         body += ["if e is None:", "    break"]
-    body.append("res = e[0](" + ", ".join(o if o.startswith("*") else f"({o})"
-                                          for o in operands) + ")")
+    ops = ", ".join(o if o.startswith("*") else f"({o})" for o in operands)
+    # under fused eager the call is recorded (see _core/lazy.py)
+    body += ["if _LZ[0]:", f"    res = _launch(e[0], ({ops},))", "else:",
+             f"    res = e[0]({ops})"]
     if row.divisor is not None:
         body.append(f"_check_integer_divisor(_row, ({', '.join(exprs)},))")
     if mode == "inplace":
@@ -138,7 +140,7 @@ def _tensor_slot(j, v, row, first, optional=False):
              f"    if not {v}._natural or g and {v}._requires_grad:",
              "        break",
              f"    s{j} = {v}._st",
-             f"    d{j} = s{j}._data",
+             f"    d{j} = s{j}._raw",
              f"    if d{j} is None:",
              "        break",
              f"    {dev}",
@@ -182,6 +184,7 @@ def _scalar_slot(j, v, row):
 def namespace(row):
     """Names the generated code reads, besides the registry's own."""
     ns = {"_T": Tensor, "_PYNUM": _PYNUM, "_DEFAULT": DEFAULT, "_SKIP": _SKIP,
+          "_LZ": lazy.ON, "_launch": lazy.launch,
           "_fast_get": row.fast.get,
           "_copysign": math.copysign, "_fresh": fresh}
     for j, d in enumerate(row.defaults):

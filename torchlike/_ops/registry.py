@@ -35,7 +35,7 @@ from .._core.formats import dense_strides
 from .._core.layout import has_internal_overlap, read_impl, write_impl
 from .._core.tensor import Tensor, wrap
 from . import bucketed, fastpath
-from .._core import buckets, device_rules
+from .._core import buckets, device_rules, lazy as _lazy
 from .. import compile_log, overrides
 
 _KEY_PARTS = ("operand kinds", "static arguments", "compute dtype")
@@ -48,6 +48,8 @@ _NUMBER = (bool, int, float, complex, np.number, np.bool_)
 # The concrete array type, named without creating an array: importing torchlike must not start
 # JAX's backend (DataLoader's forkserver preloads torchlike and then forks workers).
 from jax._src.array import ArrayImpl as _ARRAY  # noqa: E402
+_PENDING = _lazy.Pending
+_LAZY = _lazy.ON
 
 from .._core.tracing import tracing  # noqa: E402
 
@@ -306,7 +308,7 @@ def prepare(row, args, bucketing=False, inplace=False):
             if v is not None:
                 nslot += 1
             if type(v) is Tensor or isinstance(v, Tensor):
-                d = v._st._data
+                d = v._st._raw
                 if grad_on and v._requires_grad:
                     if bucketing and (v._st._phys is not None or v._window is not None):
                         return None   # a padded operand: the row's bucket rule runs it
@@ -366,7 +368,7 @@ def prepare(row, args, bucketing=False, inplace=False):
                         tracked = []
                     tracked.append(((len(dyn), len(arrs)), t, nslot))
                 nslot += 1
-                arrs.append(t._value())
+                arrs.append(_lazy.read(t) if _LAZY[0] else t._value())
                 if device is None:
                     device = t._st.device
                 elif t._st.device is not device and t._st.device != device:
@@ -538,7 +540,7 @@ def call(row, args, out=None, key=None):
             return forward_ad.row_call(row, args, out, key, call)
     if _AUTOCAST[0] and out is None:
         args = _AUTOCAST_HOOK[0](row, args)
-    bucket = row.bucket is not None and out is None
+    bucket = row.bucket is not None and out is None and not _LAZY[0]
     p = prepare(row, args, bucket)
     if p is None:
         r = bucketed.call(row, args)
@@ -547,7 +549,13 @@ def call(row, args, out=None, key=None):
         buckets.unpad_all(args)
         p = prepare(row, args)
     k, dyn, device, tracked = p
-    res = k(*dyn)
+    if not _LAZY[0]:
+        res = k(*dyn)
+    elif tracked or out is not None:
+        dyn = _lazy.resolve(dyn)
+        res = k(*dyn)
+    else:
+        res = _lazy.launch(k, dyn)
     if row.divisor is not None:  # after the kernel: shape errors come first, as in PyTorch
         _check_integer_divisor(row, args)
     if out is not None:
@@ -559,7 +567,7 @@ def call(row, args, out=None, key=None):
                                f"automatic differentiation, but one of the arguments requires "
                                f"grad.")
         return write_out(row, res, out)
-    if type(res) is _ARRAY:
+    if type(res) is _ARRAY or type(res) is _PENDING:
         if tracked:
             t = wrap(res, device or _CPU)
             _record(row, k, dyn, tracked, (t,), True, args)
@@ -632,11 +640,13 @@ def call_inplace(row, args, key=None):
     check_no_partial_overlap(self, args[1:])
     if _GRAD[0] and _any_requires_grad(args):
         return _inplace_autograd(row, args)
-    if self._natural or st._data is None:
+    if self._natural or st._raw is None:
         k, dyn, _, _ = prepare(row, args, inplace=True)
         # the storage buffer is referenced only by the storage (and `dyn` and getrefcount's
         # argument): XLA may write the result into it, as PyTorch's in-place op does
-        if _DONATE and st._data is not None and row.divisor is None and \
+        if _LAZY[0]:
+            res = _lazy.launch(k, dyn)
+        elif _DONATE and st._raw is not None and row.divisor is None and \
                 _getrefcount(dyn[0]) == 3:
             res = _donating(row, k, self.dtype)(*dyn)
         else:
@@ -645,7 +655,8 @@ def call_inplace(row, args, key=None):
         if row.divisor is not None:
             _check_integer_divisor(row, args)
         self._assign(res)
-        if key is not None and type(res) is _ARRAY and not _DONATE:
+        if key is not None and (type(res) is _ARRAY or type(res) is _PENDING) and \
+                not _DONATE:
             fastpath.remember(row, key, k, res, args)
         return self
     if has_internal_overlap(self._size, self._stride):
@@ -658,7 +669,9 @@ def call_inplace(row, args, key=None):
     fk = row.kernels.get(fkey)
     if fk is None:
         fk = row.kernels[fkey] = _build_inplace(k, self._size, self._stride, self.dtype)
-    if _DONATE and row.divisor is None and _getrefcount(dyn[0]) == 3:
+    if _LAZY[0]:
+        new = _lazy.launch(fk, dyn)
+    elif _DONATE and row.divisor is None and _getrefcount(dyn[0]) == 3:
         new = _donating(row, fk, self.dtype)(*dyn)
     else:
         new = fk(*dyn)

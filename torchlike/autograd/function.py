@@ -8,7 +8,7 @@ import functools
 import jax
 import numpy as np
 
-from .._core import device_rules, grad_state
+from .._core import device_rules, grad_state, lazy, programs
 from .._core.grad_state import FORWARD_AD as _FWAD
 from .._core.device import transfer
 from .._core.tracing import tracing
@@ -95,16 +95,17 @@ def apply_jax(fn, operands, name=None, device=None, bucket=None, devices=None, s
     follow PyTorch's rules (`device_rules.check_operands`, `devices` its `spec`)."""
     if not device_rules.agree(operands):
         operands = device_rules.check_operands(operands, devices)
-    if bucket is not None:
+    if bucket is not None and not lazy.ON[0]:
         res = _apply_bucketed(fn, operands, device, bucket, name)
         if res is not None:
             return res
     dyn = []
     tracked = []
     grad_on = grad_state.ENABLED[0]
+    lazy_on = lazy.ON[0]
     for i, o in enumerate(operands):
         if isinstance(o, Tensor):
-            dyn.append(o._value())
+            dyn.append(lazy.read(o) if lazy_on else o._value())
             if device is None:
                 device = o.device
             if grad_on and o.requires_grad:
@@ -112,13 +113,21 @@ def apply_jax(fn, operands, name=None, device=None, bucket=None, devices=None, s
         elif isinstance(o, (tuple, list)) and any(isinstance(t, Tensor) for t in o):
             arrs = []
             for j, t in enumerate(o):
-                arrs.append(t._value() if isinstance(t, Tensor) else t)
+                arrs.append((lazy.read(t) if lazy_on else t._value())
+                            if isinstance(t, Tensor) else t)
                 if isinstance(t, Tensor) and grad_on and t.requires_grad:
                     tracked.append(((i, j), t))
             dyn.append(tuple(arrs))
         else:
             dyn.append(o)
-    out, res = residuals.run(fn, dyn, tracked)
+    if lazy_on:
+        if tracked or programs.program_of(fn) is None:
+            dyn = lazy.resolve(dyn)
+            out, res = residuals.run(fn, dyn, tracked)
+        else:
+            out, res = lazy.launch(fn, dyn), None
+    else:
+        out, res = residuals.run(fn, dyn, tracked)
     single = not isinstance(out, (tuple, list))
     outs = (out,) if single else tuple(out)
     tensors = tuple(wrap(a, device) if device is not None else wrap(a) for a in outs)

@@ -1,0 +1,311 @@
+"""Fused eager: ops recorded into a segment and run as one cached XLA program when a value is
+needed.
+
+With the mode on (`TORCHLIKE_FUSED_EAGER=1`, or `enable()`), a kernel launch of the op table
+or of `apply_jax` outside autograd does not run: `launch` returns `Pending` stand-ins of its
+outputs (shape and dtype known from the kernel's abstract evaluation, cached per kernel and
+operand types, so shape and dtype errors still raise at the user's line) and appends the call
+to the current `Segment`. A storage holding a `Pending` is read through `Storage._data`, which
+runs the segment first (`flush`); so does everything that needs elements (`item`, printing,
+`numpy`, host copies, autograd's recording and backward, views read outside the op table).
+
+A flushed segment is keyed by its structure: each call's kernel, where each operand comes from
+(an earlier call's output, or an outside array of a given type), and which outputs are still
+referenced. The first sighting of a key runs the calls one by one (what eager would have done;
+no compile beyond the kernels'); the second compiles the segment into one program
+(`programs.jit`, so a later process loads it whole) and later sightings call it. Outputs
+nothing references any more are not computed as results, so XLA fuses them away.
+"""
+import os
+import sys
+
+import jax
+
+from . import programs
+
+_refs = sys.getrefcount
+ON = [os.environ.get("TORCHLIKE_FUSED_EAGER", "0") not in ("", "0")]
+MAX_CALLS = int(os.environ.get("TORCHLIKE_FUSED_EAGER_MAX", "512"))
+_X, _P = 0, 1   # operand sources: an outside array, an earlier call's output
+
+
+class Pending:
+    """A kernel output not computed yet: its shape and dtype (as a JAX array's), the segment
+    call and output leaf that makes it; `value` once its segment has run. `owners`: the
+    storages holding it, whose buffers become `value` then."""
+
+    __slots__ = ("shape", "dtype", "weak_type", "seg", "call", "leaf", "value", "owners")
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    def __repr__(self):
+        return f"Pending({self.shape}, {self.dtype}, call {self.call})"
+
+
+class Segment:
+    """The calls recorded since the last flush: `calls` (kernel, operand template, output
+    tree), `sig` (their structure, the cache key's first part), `outs` (each call's Pending
+    leaves, held here so that liveness is a reference count), `ext` (outside operands)."""
+
+    __slots__ = ("calls", "sig", "outs", "ext", "ext_ids")
+
+    def __init__(self):
+        self.calls = []
+        self.sig = []
+        self.outs = []
+        self.ext = []
+        self.ext_ids = {}
+
+
+_SEG = [Segment()]
+_AVALS = {}      # (kernel, operand types) -> (output treedef, leaf ShapeDtypeStructs)
+_SEEN = {}       # segment key -> 1 (seen once) or its compiled program
+STATS = {"calls": 0, "flushes": 0, "programs": 0, "replays": 0, "stepwise": 0}
+
+
+def enabled():
+    return ON[0]
+
+
+def enable(on=True):
+    """Turn fused eager on or off (what was recorded runs first)."""
+    flush()
+    ON[0] = bool(on)
+
+
+def _kernel_key(k):
+    """What names kernel `k` in a segment key: its program key (stable across processes) when
+    it has one, else the kernel itself."""
+    prog = programs.program_of(k)
+    return ("p", prog.key) if prog is not None else k
+
+
+def _operand(seg, v, template, sig, avals):
+    """Record operand `v` of a call: its template entry, structure and abstract value."""
+    t = type(v)
+    if t is Pending:
+        if v.value is None and v.seg is seg:
+            template.append((_P, v.call, v.leaf))
+            sig.append((_P, v.call, v.leaf))
+            avals.append(jax.ShapeDtypeStruct(v.shape, v.dtype, weak_type=v.weak_type))
+            return
+        v = force(v)
+    elif v is None:
+        template.append(None)
+        sig.append(None)
+        avals.append(None)
+        return
+    elif t is tuple or t is list:
+        sub_t, sub_s, sub_a = [], [], []
+        for x in v:
+            _operand(seg, x, sub_t, sub_s, sub_a)
+        template.append(tuple(sub_t))
+        sig.append(tuple(sub_s))
+        avals.append(tuple(sub_a))
+        return
+    i = seg.ext_ids.get(id(v))
+    if i is None or seg.ext[i] is not v:
+        i = len(seg.ext)
+        seg.ext.append(v)
+        seg.ext_ids[id(v)] = i
+    shape = getattr(v, "shape", None)
+    if shape is None:   # a Python number: traced as a weakly typed scalar
+        template.append((_X, i))
+        sig.append((_X, i, type(v).__name__))
+        avals.append(v)
+        return
+    weak = getattr(v, "weak_type", False)
+    template.append((_X, i))
+    sig.append((_X, i, shape, v.dtype, weak))
+    avals.append(jax.ShapeDtypeStruct(shape, v.dtype, weak_type=weak))
+
+
+def launch(k, dyn):
+    """Record `k(*dyn)` in the current segment; its outputs as `Pending`s in `k`'s output
+    structure (a tuple or list where `k` returns one)."""
+    seg = _SEG[0]
+    if len(seg.calls) >= MAX_CALLS:
+        flush()
+        seg = _SEG[0]
+    template, sig, avals = [], [], []
+    for v in dyn:
+        _operand(seg, v, template, sig, avals)
+    tree, leaves = _abstract(k, avals)
+    n = len(seg.calls)
+    outs = []
+    for j, a in enumerate(leaves):
+        p = Pending()
+        p.shape = a.shape
+        p.dtype = a.dtype
+        p.weak_type = a.weak_type
+        p.seg = seg
+        p.call = n
+        p.leaf = j
+        p.value = None
+        p.owners = None
+        outs.append(p)
+    seg.calls.append((k, tuple(template), tree))
+    seg.sig.append((_kernel_key(k), tuple(sig)))
+    seg.outs.append(outs)
+    STATS["calls"] += 1
+    return jax.tree.unflatten(tree, outs)
+
+
+def _abstract(k, avals):
+    """The output tree and leaf types of kernel `k` on operands of types `avals` (cached)."""
+    key = (k, _types(avals))
+    hit = _AVALS.get(key)
+    if hit is None:
+        if len(_AVALS) > 8192:
+            _AVALS.clear()
+        out = jax.eval_shape(k, *avals)
+        leaves, tree = jax.tree.flatten(out)
+        hit = _AVALS[key] = (tree, tuple(leaves))
+    return hit
+
+
+def _types(avals):
+    out = []
+    for a in avals:
+        t = type(a)
+        if t is jax.ShapeDtypeStruct:
+            out.append((a.shape, a.dtype, a.weak_type))
+        elif t is tuple:
+            out.append(_types(a))
+        elif a is None:
+            out.append(None)
+        else:
+            out.append(t)
+    return tuple(out)
+
+
+def force(p):
+    """The array of `p` (a Pending or an array), running its segment if it has not run."""
+    if type(p) is not Pending:
+        return p
+    if p.value is None:
+        flush()
+    return p.value
+
+
+def resolve(dyn):
+    """`dyn` with every Pending replaced by its array (a flush when one has not run)."""
+    out = None
+    for i, v in enumerate(dyn):
+        t = type(v)
+        if t is Pending:
+            v = force(v)
+        elif (t is tuple or t is list) and any(type(x) is Pending for x in v):
+            v = t(force(x) for x in v)
+        else:
+            continue
+        if out is None:
+            out = list(dyn)
+        out[i] = v
+    return dyn if out is None else out
+
+
+def read(t):
+    """Tensor `t`'s elements as an operand of a launch: the buffer itself (perhaps Pending)
+    for a tensor in its storage's natural layout, else its read (which runs the segment)."""
+    d = t._st._raw
+    if d is not None and t._natural:
+        return d
+    return t._value()
+
+
+def own(p, storage):
+    """Note that `storage` holds Pending `p` (its buffer becomes `p.value` at the flush)."""
+    if p.owners is None:
+        p.owners = [storage]
+    else:
+        p.owners.append(storage)
+
+
+def flush():
+    """Run the current segment (see the module docstring)."""
+    seg = _SEG[0]
+    if not seg.calls:
+        return
+    _SEG[0] = Segment()
+    STATS["flushes"] += 1
+    live = []
+    for n, outs in enumerate(seg.outs):
+        for j, p in enumerate(outs):
+            # referenced by `outs`, `p` and getrefcount's argument only: nobody needs it
+            if _refs(p) > 3:
+                live.append((n, j))
+    live = tuple(live)
+    if not live:
+        seg.outs.clear()
+        return
+    key = (tuple(seg.sig), live)
+    entry = _SEEN.get(key)
+    if entry is None:
+        if len(_SEEN) > 4096:
+            _SEEN.clear()
+        _SEEN[key] = 1
+        values = _stepwise(seg, live)
+        STATS["stepwise"] += 1
+    else:
+        if entry == 1:
+            entry = _SEEN[key] = _program(seg, key)
+            STATS["programs"] += 1
+        else:
+            STATS["replays"] += 1
+        values = entry(*seg.ext)
+    for (n, j), v in zip(live, values):
+        p = seg.outs[n][j]
+        p.value = v
+        if p.owners:
+            for st in p.owners:
+                if st._raw is p:
+                    st._raw = v
+            p.owners = None
+    seg.outs.clear()
+    seg.ext.clear()
+
+
+def _run_calls(calls, ext, call):
+    """Every call's output leaves, operands taken from `ext` and earlier outputs; `call`
+    invokes a kernel."""
+    results = []
+
+    def operand(t):
+        if t is None:
+            return None
+        if not t or type(t[0]) is not int:
+            return tuple(operand(x) for x in t)
+        if t[0] == _X:
+            return ext[t[1]]
+        return results[t[1]][t[2]]
+
+    for k, template, tree in calls:
+        out = call(k, [operand(t) for t in template])
+        results.append(jax.tree.leaves(out))
+    return results
+
+
+def _stepwise(seg, live):
+    results = _run_calls(seg.calls, seg.ext, lambda k, args: k(*args))
+    return [results[n][j] for n, j in live]
+
+
+def _program(seg, key):
+    calls = tuple(seg.calls)
+
+    def segment(*ext):
+        results = _run_calls(calls, ext, lambda k, args: k(*args))
+        return [results[n][j] for n, j in key[1]]
+
+    segment.__name__ = "fused_eager_segment"
+    return programs.jit(segment, ("torchlike.lazy.segment",) + key)
