@@ -18,12 +18,15 @@ nothing references any more are not computed as results, so XLA fuses them away.
 """
 import os
 import sys
+import weakref
 
 import jax
+from jax._src.array import ArrayImpl as _ARRAY
 
 from . import programs
 
 _refs = sys.getrefcount
+_weak = weakref.ref
 ON = [os.environ.get("TORCHLIKE_FUSED_EAGER", "0") not in ("", "0")]
 MAX_CALLS = int(os.environ.get("TORCHLIKE_FUSED_EAGER_MAX", "512"))
 _X, _P = 0, 1   # operand sources: an outside array, an earlier call's output
@@ -31,10 +34,11 @@ _X, _P = 0, 1   # operand sources: an outside array, an earlier call's output
 
 class Pending:
     """A kernel output not computed yet: its shape and dtype (as a JAX array's), the segment
-    call and output leaf that makes it; `value` once its segment has run. `owners`: the
-    storages holding it, whose buffers become `value` then."""
+    call and output leaf that makes it; `value` once its segment has run. `owners`: weak
+    references to the storages holding it, whose buffers become `value` then. `tkey`: (shape, dtype, weak
+    type), its part of a segment's structure."""
 
-    __slots__ = ("shape", "dtype", "weak_type", "seg", "call", "leaf", "value", "owners")
+    __slots__ = ("shape", "dtype", "tkey", "seg", "call", "leaf", "value", "owners")
 
     @property
     def ndim(self):
@@ -67,7 +71,9 @@ class Segment:
 
 
 _SEG = [Segment()]
-_AVALS = {}      # (kernel, operand types) -> (output treedef, leaf ShapeDtypeStructs)
+_new = object.__new__
+_AVALS = {}      # (kernel key, operand types) -> output tree and leaf types (see _abstract)
+_KKEYS = {}      # kernel -> its key in a segment's structure
 _SEEN = {}       # segment key -> 1 (seen once) or its compiled program
 STATS = {"calls": 0, "flushes": 0, "programs": 0, "replays": 0, "stepwise": 0}
 
@@ -89,103 +95,118 @@ def _kernel_key(k):
     return ("p", prog.key) if prog is not None else k
 
 
-def _operand(seg, v, template, sig, avals):
-    """Record operand `v` of a call: its template entry, structure and abstract value."""
+def _operand(seg, v, template, types):
+    """Record operand `v` of a call: where it comes from (`template`) and its type."""
     t = type(v)
     if t is Pending:
         if v.value is None and v.seg is seg:
             template.append((_P, v.call, v.leaf))
-            sig.append((_P, v.call, v.leaf))
-            avals.append(jax.ShapeDtypeStruct(v.shape, v.dtype, weak_type=v.weak_type))
+            types.append(v.tkey)
             return
         v = force(v)
     elif v is None:
         template.append(None)
-        sig.append(None)
-        avals.append(None)
+        types.append(None)
         return
     elif t is tuple or t is list:
-        sub_t, sub_s, sub_a = [], [], []
+        sub_t, sub_k = [], []
         for x in v:
-            _operand(seg, x, sub_t, sub_s, sub_a)
+            _operand(seg, x, sub_t, sub_k)
         template.append(tuple(sub_t))
-        sig.append(tuple(sub_s))
-        avals.append(tuple(sub_a))
+        types.append(tuple(sub_k))
         return
     i = seg.ext_ids.get(id(v))
     if i is None or seg.ext[i] is not v:
         i = len(seg.ext)
         seg.ext.append(v)
         seg.ext_ids[id(v)] = i
+    template.append((_X, i))
     shape = getattr(v, "shape", None)
     if shape is None:   # a Python number: traced as a weakly typed scalar
-        template.append((_X, i))
-        sig.append((_X, i, type(v).__name__))
-        avals.append(v)
-        return
-    weak = getattr(v, "weak_type", False)
-    template.append((_X, i))
-    sig.append((_X, i, shape, v.dtype, weak))
-    avals.append(jax.ShapeDtypeStruct(shape, v.dtype, weak_type=weak))
+        types.append(type(v).__name__)
+    else:
+        types.append((shape, v.dtype, getattr(v, "weak_type", False)))
 
 
 def launch(k, dyn):
     """Record `k(*dyn)` in the current segment; its outputs as `Pending`s in `k`'s output
     structure (a tuple or list where `k` returns one)."""
     seg = _SEG[0]
-    if len(seg.calls) >= MAX_CALLS:
+    calls = seg.calls
+    n = len(calls)
+    if n >= MAX_CALLS:
         flush()
         seg = _SEG[0]
-    template, sig, avals = [], [], []
-    for v in dyn:
-        _operand(seg, v, template, sig, avals)
-    tree, leaves = _abstract(k, avals)
-    n = len(seg.calls)
+        calls = seg.calls
+        n = 0
+    template, types = [], []
+    ext, ext_ids = seg.ext, seg.ext_ids
+    for v in dyn:   # (the common operands inline; _operand for the rest)
+        t = type(v)
+        if t is _ARRAY:
+            i = ext_ids.get(id(v))
+            if i is None or ext[i] is not v:
+                i = ext_ids[id(v)] = len(ext)
+                ext.append(v)
+            template.append((_X, i))
+            types.append((v.shape, v.dtype, v.weak_type))
+        elif t is Pending and v.seg is seg and v.value is None:
+            template.append((_P, v.call, v.leaf))
+            types.append(v.tkey)
+        else:
+            _operand(seg, v, template, types)
+    types = tuple(types)
+    kkey = _KKEYS.get(k)
+    if kkey is None:
+        if len(_KKEYS) > 8192:
+            _KKEYS.clear()
+        kkey = _KKEYS[k] = _kernel_key(k)
+    hit = _AVALS.get((kkey, types))
+    if hit is None:
+        hit = _abstract(k, kkey, types, dyn)
+    tree, leaves, single = hit
     outs = []
-    for j, a in enumerate(leaves):
-        p = Pending()
-        p.shape = a.shape
-        p.dtype = a.dtype
-        p.weak_type = a.weak_type
+    for j, (shape, dtype, tkey) in enumerate(leaves):
+        p = _new(Pending)
+        p.shape = shape
+        p.dtype = dtype
+        p.tkey = tkey
         p.seg = seg
         p.call = n
         p.leaf = j
         p.value = None
         p.owners = None
         outs.append(p)
-    seg.calls.append((k, tuple(template), tree))
-    seg.sig.append((_kernel_key(k), tuple(sig)))
+    template = tuple(template)
+    calls.append((k, template, tree))
+    seg.sig.append((kkey, template, types))
     seg.outs.append(outs)
-    STATS["calls"] += 1
-    return jax.tree.unflatten(tree, outs)
+    return outs[0] if single else jax.tree.unflatten(tree, outs)
 
 
-def _abstract(k, avals):
-    """The output tree and leaf types of kernel `k` on operands of types `avals` (cached)."""
-    key = (k, _types(avals))
-    hit = _AVALS.get(key)
-    if hit is None:
-        if len(_AVALS) > 8192:
-            _AVALS.clear()
-        out = jax.eval_shape(k, *avals)
-        leaves, tree = jax.tree.flatten(out)
-        hit = _AVALS[key] = (tree, tuple(leaves))
+def _abstract(k, kkey, types, dyn):
+    """(output tree, each leaf's (shape, dtype, type key), single leaf) of kernel `k` on
+    operands `dyn` of types `types`, from its abstract evaluation (cached)."""
+    if len(_AVALS) > 8192:
+        _AVALS.clear()
+    out = jax.eval_shape(k, *[_abstract_operand(v) for v in dyn])
+    leaves, tree = jax.tree.flatten(out)
+    hit = _AVALS[(kkey, types)] = (
+        tree, tuple((a.shape, a.dtype, (a.shape, a.dtype, a.weak_type)) for a in leaves),
+        tree.num_leaves == 1 and tree.num_nodes == 1)
     return hit
 
 
-def _types(avals):
-    out = []
-    for a in avals:
-        t = type(a)
-        if t is jax.ShapeDtypeStruct:
-            out.append((a.shape, a.dtype, a.weak_type))
-        elif t is tuple:
-            out.append(_types(a))
-        elif a is None:
-            out.append(None)
-        else:
-            out.append(t)
-    return tuple(out)
+def _abstract_operand(v):
+    t = type(v)
+    if t is Pending:
+        if v.value is not None:
+            return v.value
+        shape, dtype, weak = v.tkey
+        return jax.ShapeDtypeStruct(shape, dtype, weak_type=weak)
+    if t is tuple or t is list:
+        return tuple(_abstract_operand(x) for x in v)
+    return v
 
 
 def force(p):
@@ -214,6 +235,16 @@ def resolve(dyn):
     return dyn if out is None else out
 
 
+def resolve_tree(x):
+    """`x` (an operand, or a list or tuple of them, nested) with Pendings as arrays."""
+    t = type(x)
+    if t is Pending:
+        return force(x)
+    if t is list or t is tuple:
+        return t(resolve_tree(v) for v in x)
+    return x
+
+
 def read(t):
     """Tensor `t`'s elements as an operand of a launch: the buffer itself (perhaps Pending)
     for a tensor in its storage's natural layout, else its read (which runs the segment)."""
@@ -226,9 +257,9 @@ def read(t):
 def own(p, storage):
     """Note that `storage` holds Pending `p` (its buffer becomes `p.value` at the flush)."""
     if p.owners is None:
-        p.owners = [storage]
+        p.owners = [_weak(storage)]
     else:
-        p.owners.append(storage)
+        p.owners.append(_weak(storage))
 
 
 def flush():
@@ -238,11 +269,12 @@ def flush():
         return
     _SEG[0] = Segment()
     STATS["flushes"] += 1
+    STATS["calls"] += len(seg.calls)
     live = []
     for n, outs in enumerate(seg.outs):
-        for j, p in enumerate(outs):
-            # referenced by `outs`, `p` and getrefcount's argument only: nobody needs it
-            if _refs(p) > 3:
+        for j in range(len(outs)):
+            # referenced by `outs` and getrefcount's argument only: nobody needs it
+            if _refs(outs[j]) > 2:
                 live.append((n, j))
     live = tuple(live)
     if not live:
@@ -267,8 +299,9 @@ def flush():
         p = seg.outs[n][j]
         p.value = v
         if p.owners:
-            for st in p.owners:
-                if st._raw is p:
+            for ref in p.owners:
+                st = ref()
+                if st is not None and st._raw is p:
                     st._raw = v
             p.owners = None
     seg.outs.clear()

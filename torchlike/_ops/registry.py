@@ -258,7 +258,7 @@ def run(row, args):
     """Dispatch `row` on positional `args` (one per impl parameter); returns raw JAX output(s)
     and the device of the first tensor operand."""
     k, dyn, device, _ = prepare(row, args)
-    res = k(*dyn)
+    res = k(*(_lazy.resolve(dyn) if _LAZY[0] else dyn))
     if row.divisor is not None:  # after the kernel: shape errors come first, as in PyTorch
         _check_integer_divisor(row, args)
     return res, device
@@ -316,7 +316,7 @@ def prepare(row, args, bucketing=False, inplace=False):
                         tracked = []
                     tracked.append((len(dyn), v, nslot - 1))
                     sig.append("T")
-                    dyn.append(v._value())
+                    dyn.append(d if d is not None and v._natural else v._value())
                 elif d is None:
                     if bucketing and (v._st._phys is not None or
                                       v._st._np is not None and buckets.host_changing(v)):
@@ -551,7 +551,7 @@ def call(row, args, out=None, key=None):
     k, dyn, device, tracked = p
     if not _LAZY[0]:
         res = k(*dyn)
-    elif tracked or out is not None:
+    elif out is not None:
         dyn = _lazy.resolve(dyn)
         res = k(*dyn)
     else:
@@ -758,7 +758,7 @@ def _inplace_autograd(row, args):
     self = args[0]
     check_inplace_allowed(self)
     k, dyn, _, tracked = prepare(row, args, inplace=True)
-    res = k(*dyn)
+    res = _lazy.launch(k, dyn) if _LAZY[0] else k(*dyn)
     check_inplace(self, res)
     if row.divisor is not None:
         _check_integer_divisor(row, args)

@@ -13,6 +13,7 @@ from collections import namedtuple
 
 import jax
 
+from .._core import lazy
 from .._core.grad_state import ENABLED as _GRAD
 from .._core.grad_state import FORWARD_AD as ACTIVE  # a dual level is open (the ops test it)
 _LEVEL = [None]
@@ -195,6 +196,7 @@ def _row_tangents(row, args, duals, inplace):
             t._requires_grad = True
         _GRAD[0] = True
         k, dyn, _, tracked = prepare(row, args, inplace=inplace)
+        dyn = lazy.resolve(dyn)
     finally:
         _GRAD[0] = grad
         for t, r in was:

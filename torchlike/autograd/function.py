@@ -10,7 +10,7 @@ import numpy as np
 
 from .._core import device_rules, grad_state, lazy, programs
 from .._core.grad_state import FORWARD_AD as _FWAD
-from .._core.device import transfer
+from .._core.device import jax_device, transfer
 from .._core.tracing import tracing
 from .._core import layout as _layout
 from .._core.tensor import Tensor, wrap
@@ -121,11 +121,7 @@ def apply_jax(fn, operands, name=None, device=None, bucket=None, devices=None, s
         else:
             dyn.append(o)
     if lazy_on:
-        if tracked or programs.program_of(fn) is None:
-            dyn = lazy.resolve(dyn)
-            out, res = residuals.run(fn, dyn, tracked)
-        else:
-            out, res = lazy.launch(fn, dyn), None
+        out, res = _launch(fn, dyn, tracked)
     else:
         out, res = residuals.run(fn, dyn, tracked)
     single = not isinstance(out, (tuple, list))
@@ -141,6 +137,19 @@ def apply_jax(fn, operands, name=None, device=None, bucket=None, devices=None, s
         from . import forward_ad
         forward_ad.after_apply(fn, operands, dyn, tensors)
     return tensors
+
+
+def _launch(fn, dyn, tracked):
+    """`residuals.run` under fused eager: a program's call is recorded (with its residuals
+    when it is differentiated), anything else runs now."""
+    if programs.program_of(fn) is None:
+        return residuals.run(fn, lazy.resolve(dyn), tracked)
+    if tracked and residuals.applies(fn):
+        try:
+            return lazy.launch(residuals.forward_program(fn, tuple(i for i, _ in tracked)), dyn)
+        except Exception:  # noqa: BLE001 - the plain call raises the kernel's own error
+            pass
+    return lazy.launch(fn, dyn), None
 
 
 def _any_grad(operands):
@@ -229,12 +238,15 @@ def _primal(src):
     of a view: `x.split(...)[0].view(...)`) would need a strided copy of every element per view,
     so it gets zeros of its shape, made once per shape (host zeros put on the device: no
     program to compile)."""
-    if src._natural and src._st._data is not None:
-        return src._st._data
+    data = src._st._raw
+    if src._natural and data is not None:
+        return data
     if tracing():    # inside a trace the read is free, and no cached array may enter it
         return src._value()
-    data = src._st._data
-    device = next(iter(data.devices())) if data is not None else None
+    if type(data) is lazy.Pending:
+        device = jax_device(src._st.device)
+    else:
+        device = next(iter(data.devices())) if data is not None else None
     key = (src._size, src.dtype, device)
     z = _PLACEHOLDERS.get(key)
     if z is None:

@@ -13,7 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import compile_log
-from .._core import buckets, programs
+from .._core import buckets, lazy, programs
 from .._core.tensor import Tensor
 from . import residuals, saved_tensors
 from .residuals import substitute
@@ -232,8 +232,8 @@ def modified_error(t, version, owner):
 class JaxNode(Node):
     """A node whose backward is the vjp of a JAX function of the saved operands."""
 
-    __slots__ = ("_fn", "_dyn", "_diff", "_inputs", "_saved", "_outs", "_single", "_slots",
-                 "_out_diff", "_sig", "_ct_shapes", "_res", "_packed")
+    __slots__ = ("_fn", "_dyn_", "_diff", "_inputs", "_saved", "_outs", "_single", "_slots",
+                 "_out_diff", "_sig", "_ct_shapes", "_res_", "_packed", "_pending")
 
     def __init__(self, fn, dyn, diff, inputs, saved, outs, single, slots=None, res=None):
         edges = [edge_of(t) for t in inputs]
@@ -255,8 +255,35 @@ class JaxNode(Node):
         self._ct_shapes = None   # the outputs' buffer shapes where one is padded (see buckets)
         self._res = res          # the kernel's saved residuals, or None (see `residuals`)
         self._packed = None      # what saved-tensor hooks packed (see `saved_tensors`)
+        self._pending = lazy.ON[0]   # operands may be fused eager's Pendings (see _core/lazy)
         # what the whole-graph backward program needs of this node (see `fused`)
         self._sig = (fn, diff, slots, self._out_diff, single, len(outs), res is not None)
+
+    @property
+    def _dyn(self):
+        if self._pending:
+            self._resolve()
+        return self._dyn_
+
+    @_dyn.setter
+    def _dyn(self, v):
+        self._dyn_ = v
+
+    @property
+    def _res(self):
+        if self._pending:
+            self._resolve()
+        return self._res_
+
+    @_res.setter
+    def _res(self, v):
+        self._res_ = v
+
+    def _resolve(self):
+        """The recorded operands and residuals as arrays (their segment runs if it has not)."""
+        self._pending = False
+        self._dyn_ = lazy.resolve_tree(self._dyn_)
+        self._res_ = lazy.resolve_tree(self._res_)
 
     def _check_saved(self):
         if self._freed:
@@ -273,7 +300,7 @@ class JaxNode(Node):
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
 
     def __dir__(self):  # PyTorch's attributes, not this class's internal slots
-        inner = set(JaxNode.__slots__) | set(Node.__slots__)
+        inner = set(JaxNode.__slots__) | set(Node.__slots__) | {"_dyn", "_res"}
         return sorted({a for a in super().__dir__() if a not in inner} |
                       set(saved_tensors.saved_names(self)))
 

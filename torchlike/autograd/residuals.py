@@ -72,6 +72,20 @@ def forward(fn, diff):
     return fwd
 
 
+_PROGRAMS = {}
+
+
+def forward_program(fn, diff):
+    """`forward(fn, diff)` as a jitted program (what fused eager records, see _core/lazy)."""
+    prog = _PROGRAMS.get((fn, diff))
+    if prog is None:
+        if len(_PROGRAMS) > 4096:
+            _PROGRAMS.clear()
+        prog = _PROGRAMS[(fn, diff)] = programs.jit(forward(fn, diff),
+                                                     ("residuals.forward", fn, diff))
+    return prog
+
+
 def run(fn, dyn, tracked):
     """`(fn(*dyn), residuals or None)`: a call with operands `tracked` ((dyn index, tensor)
     pairs) that require grad runs `forward`, when `fn` `applies`."""

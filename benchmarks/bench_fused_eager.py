@@ -1,0 +1,144 @@
+"""Fused eager against op-by-op eager, PyTorch eager and a jitted JAX function, in one run.
+
+    python benchmarks/bench_fused_eager.py [--quick]
+
+Each scenario reads a value back every step (`.item()` / `.tolist()`), so a step is one
+segment; with fused eager on (`torchlike._core.lazy`) the steady state runs each step as one
+program.
+
+1. chain: 50 elementwise ops on a 64x64 tensor, then its sum read.
+2. mlp: an MLP (784-256-256-10, batch 64) forward under no_grad, predictions read.
+3. gru: greedy sampling from a hand-written GRU cell (hidden 128, 64 symbols), a token read
+   per step.
+4. sgd: SGD with momentum over an MLP's six parameters under no_grad (the update an optimizer
+   step makes), one weight element read per step.
+"""
+import argparse
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import torch
+
+import torchlike as tl
+from torchlike._core import lazy
+from timing import per_call
+
+torch.set_num_threads(1)
+R = np.random.RandomState(0)
+
+
+def chain_fn(lib_or_jnp, x):
+    for i in range(25):
+        x = x * 1.001 + 0.01
+    return x
+
+
+def chain(lib):
+    x = lib.tensor(R.randn(64, 64).astype(np.float32))
+    return lambda: chain_fn(lib, x).sum().item()
+
+
+def chain_jax():
+    x = jnp.asarray(R.randn(64, 64).astype(np.float32))
+    f = jax.jit(lambda x: chain_fn(jnp, x).sum())
+    return lambda: float(f(x))
+
+
+MLP = [(784, 256), (256,), (256, 256), (256,), (256, 10), (10,)]
+MLP_W = [(R.randn(*s) * 0.05).astype(np.float32) for s in MLP]
+MLP_X = R.randn(64, 784).astype(np.float32)
+
+
+def mlp_fn(x, w1, b1, w2, b2, w3, b3, relu):
+    h = relu(x @ w1 + b1)
+    h = relu(h @ w2 + b2)
+    return h @ w3 + b3
+
+
+def mlp(lib):
+    ps = [lib.tensor(w) for w in MLP_W]
+    x = lib.tensor(MLP_X)
+
+    def step():
+        with lib.no_grad():
+            return mlp_fn(x, *ps, lambda t: t.relu()).argmax(1).tolist()
+    return step
+
+
+def mlp_jax():
+    ps = [jnp.asarray(w) for w in MLP_W]
+    x = jnp.asarray(MLP_X)
+    f = jax.jit(lambda x, *ps: mlp_fn(x, *ps, jax.nn.relu).argmax(1))
+    return lambda: f(x, *ps).tolist()
+
+
+H, V = 128, 64
+GRU_W = [(R.randn(*s) * 0.1).astype(np.float32)
+         for s in [(V, H), (H, 3 * H), (H, 3 * H), (3 * H,), (H, V)]]
+
+
+def gru(lib):
+    emb, wi, wh, b, wo = [lib.tensor(w) for w in GRU_W]
+
+    def sample():
+        h = lib.zeros(1, H)
+        tok = 0
+        with lib.no_grad():
+            for _ in range(16):
+                x = emb[tok].unsqueeze(0)
+                gi = x @ wi + b
+                gh = h @ wh
+                r = (gi[:, :H] + gh[:, :H]).sigmoid()
+                z = (gi[:, H:2 * H] + gh[:, H:2 * H]).sigmoid()
+                n = (gi[:, 2 * H:] + r * gh[:, 2 * H:]).tanh()
+                h = (1 - z) * n + z * h
+                tok = (h @ wo).argmax().item()
+        return tok
+    return sample
+
+
+def sgd(lib):
+    ps = [lib.tensor(w) for w in MLP_W]
+    gs = [lib.tensor(w * 0.01) for w in MLP_W]
+    bufs = [lib.zeros(*w.shape) for w in MLP_W]
+
+    def step():
+        with lib.no_grad():
+            for p, g, buf in zip(ps, gs, bufs):
+                buf.mul_(0.9).add_(g)
+                p.sub_(buf, alpha=0.01)
+        return ps[-1][0].item()
+    return step
+
+
+SCENARIOS = [("chain (50 ops, 64x64)", chain, chain_jax, 200),
+             ("MLP forward, no_grad", mlp, mlp_jax, 100),
+             ("GRU-cell greedy sampling, 16 tokens", gru, None, 10),
+             ("SGD momentum update, 6 params", sgd, None, 200)]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    scale = 0.3 if args.quick else 1.0
+    print("| scenario | PyTorch µs | jitted JAX µs | torchlike eager µs | fused eager µs | "
+          "eager / PyTorch | fused / PyTorch |")
+    print("|---|---|---|---|---|---|---|")
+    for name, make, make_jax, n in SCENARIOS:
+        n = max(5, int(n * scale))
+        t_torch = per_call(make(torch), n)
+        t_jax = per_call(make_jax(), n) if make_jax else float("nan")
+        lazy.enable(False)
+        t_eager = per_call(make(tl), n)
+        lazy.enable(True)
+        t_fused = per_call(make(tl), n)
+        lazy.enable(False)
+        print(f"| {name} | {t_torch:.0f} | {t_jax:.0f} | {t_eager:.0f} | {t_fused:.0f} | "
+              f"{t_eager / t_torch:.2f}x | {t_fused / t_torch:.2f}x |", flush=True)
+    print("fused eager counts:", lazy.STATS)
+
+
+if __name__ == "__main__":
+    main()
