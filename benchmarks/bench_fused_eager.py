@@ -12,6 +12,8 @@ program.
    per step.
 4. sgd: SGD with momentum over an MLP's six parameters under no_grad (the update an optimizer
    step makes), one weight element read per step.
+5. Training steps with autograd, the loss read: a hand-written GRU-cell language model, an MLP
+   written with nn and optim, and a 50-op elementwise chain's forward and backward.
 """
 import argparse
 
@@ -112,10 +114,76 @@ def sgd(lib):
     return step
 
 
+def gru_train(lib):
+    """A hand-written GRU-cell language model's training step (batch 32, 16 steps, hidden 128,
+    64 symbols, SGD with momentum), its loss read."""
+    g = np.random.RandomState(1)
+    ps = [lib.tensor(w, requires_grad=True) for w in GRU_W]
+    emb, wi, wh, b, wo = ps
+    data = lib.tensor(g.randint(0, V, size=(32, 17)))
+    opt = lib.optim.SGD(ps, lr=0.05, momentum=0.9)
+
+    def step():
+        h = lib.zeros(32, H)
+        loss = 0
+        for t in range(16):
+            x = emb[data[:, t]]
+            gi = x @ wi + b
+            gh = h @ wh
+            r = (gi[:, :H] + gh[:, :H]).sigmoid()
+            z = (gi[:, H:2 * H] + gh[:, H:2 * H]).sigmoid()
+            n = (gi[:, 2 * H:] + r * gh[:, 2 * H:]).tanh()
+            h = (1 - z) * n + z * h
+            loss = loss + lib.nn.functional.cross_entropy(h @ wo, data[:, t + 1])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss.item()
+    return step
+
+
+def mlp_train(lib):
+    """An MLP training step as users write it (nn.Sequential, CrossEntropyLoss, SGD)."""
+    lib.manual_seed(0)
+    nn = lib.nn
+    m = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(),
+                      nn.Linear(256, 10))
+    opt = lib.optim.SGD(m.parameters(), lr=0.01, momentum=0.9)
+    x = lib.tensor(MLP_X)
+    y = lib.tensor(np.random.RandomState(2).randint(0, 10, size=64))
+    crit = nn.CrossEntropyLoss()
+
+    def step():
+        loss = crit(m(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss.item()
+    return step
+
+
+def chain_backward(lib):
+    """Forward and backward of a 50-op elementwise chain on 1,000 elements."""
+    w = lib.tensor(np.linspace(0, 1, 1000, dtype=np.float32), requires_grad=True)
+
+    def step():
+        x = w
+        for i in range(25):
+            x = x * 1.001 + 0.01
+        x.sum().backward()
+        g = w.grad.sum().item()
+        w.grad = None
+        return g
+    return step
+
+
 SCENARIOS = [("chain (50 ops, 64x64)", chain, chain_jax, 200),
              ("MLP forward, no_grad", mlp, mlp_jax, 100),
              ("GRU-cell greedy sampling, 16 tokens", gru, None, 10),
-             ("SGD momentum update, 6 params", sgd, None, 200)]
+             ("SGD momentum update, 6 params", sgd, None, 200),
+             ("GRU-cell LM training step (32 x 16, hidden 128)", gru_train, None, 10),
+             ("MLP training step (nn, CrossEntropyLoss, SGD)", mlp_train, None, 50),
+             ("50-op chain, forward + backward", chain_backward, None, 100)]
 
 
 def main():

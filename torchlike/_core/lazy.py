@@ -18,12 +18,14 @@ nothing references any more are not computed as results, so XLA fuses them away.
 """
 import os
 import sys
+import threading
 import weakref
 
 import jax
 from jax._src.array import ArrayImpl as _ARRAY
 
 from . import programs
+from .tracing import _CTX, _EVAL
 
 _refs = sys.getrefcount
 _weak = weakref.ref
@@ -70,7 +72,14 @@ class Segment:
         self.ext_ids = {}
 
 
-_SEG = [Segment()]
+class _Current(threading.local):
+    """Each thread records its own segment (its ops' program order)."""
+
+    def __init__(self):
+        self.seg = Segment()
+
+
+_CUR = _Current()
 _new = object.__new__
 _AVALS = {}      # (kernel key, operand types) -> output tree and leaf types (see _abstract)
 _KKEYS = {}      # kernel -> its key in a segment's structure
@@ -115,13 +124,14 @@ def _operand(seg, v, template, types):
         template.append(tuple(sub_t))
         types.append(tuple(sub_k))
         return
-    i = seg.ext_ids.get(id(v))
+    shape = getattr(v, "shape", None)
+    i = seg.ext_ids.get(id(v)) if shape else None
     if i is None or seg.ext[i] is not v:
         i = len(seg.ext)
         seg.ext.append(v)
-        seg.ext_ids[id(v)] = i
+        if shape:   # (see launch)
+            seg.ext_ids[id(v)] = i
     template.append((_X, i))
-    shape = getattr(v, "shape", None)
     if shape is None:   # a Python number: traced as a weakly typed scalar
         types.append(type(v).__name__)
     else:
@@ -131,12 +141,14 @@ def _operand(seg, v, template, types):
 def launch(k, dyn):
     """Record `k(*dyn)` in the current segment; its outputs as `Pending`s in `k`'s output
     structure (a tuple or list where `k` returns one)."""
-    seg = _SEG[0]
+    if _CTX.trace.__class__ is not _EVAL:   # inside a JAX trace: staged into it as eager is
+        return k(*resolve(dyn))
+    seg = _CUR.seg
     calls = seg.calls
     n = len(calls)
     if n >= MAX_CALLS:
         flush()
-        seg = _SEG[0]
+        seg = _CUR.seg
         calls = seg.calls
         n = 0
     template, types = [], []
@@ -144,12 +156,18 @@ def launch(k, dyn):
     for v in dyn:   # (the common operands inline; _operand for the rest)
         t = type(v)
         if t is _ARRAY:
-            i = ext_ids.get(id(v))
+            # an array passed twice is one operand of the program; not so for scalars, which
+            # are shared objects when their values are equal (see registry._device_scalar),
+            # so that a segment's structure does not depend on values
+            shape = v.shape
+            i = ext_ids.get(id(v)) if shape else None
             if i is None or ext[i] is not v:
-                i = ext_ids[id(v)] = len(ext)
+                i = len(ext)
                 ext.append(v)
+                if shape:
+                    ext_ids[id(v)] = i
             template.append((_X, i))
-            types.append((v.shape, v.dtype, v.weak_type))
+            types.append((shape, v.dtype, v.weak_type))
         elif t is Pending and v.seg is seg and v.value is None:
             template.append((_P, v.call, v.leaf))
             types.append(v.tkey)
@@ -189,10 +207,15 @@ def _abstract(k, kkey, types, dyn):
     operands `dyn` of types `types`, from its abstract evaluation (cached)."""
     if len(_AVALS) > 8192:
         _AVALS.clear()
-    out = jax.eval_shape(k, *[_abstract_operand(v) for v in dyn])
-    leaves, tree = jax.tree.flatten(out)
+    args = [_abstract_operand(v) for v in dyn]
+    got = programs.output_types(k, args)   # the executable the call will use
+    if got is None:
+        out = jax.eval_shape(k, *args)
+        leaves, tree = jax.tree.flatten(out)
+        got = tree, [(a.shape, a.dtype, a.weak_type) for a in leaves]
+    tree, leaves = got
     hit = _AVALS[(kkey, types)] = (
-        tree, tuple((a.shape, a.dtype, (a.shape, a.dtype, a.weak_type)) for a in leaves),
+        tree, tuple((shape, dtype, (shape, dtype, weak)) for shape, dtype, weak in leaves),
         tree.num_leaves == 1 and tree.num_nodes == 1)
     return hit
 
@@ -214,7 +237,10 @@ def force(p):
     if type(p) is not Pending:
         return p
     if p.value is None:
-        flush()
+        flush(p.seg)
+        if p.value is None:
+            raise RuntimeError("torchlike: the fused eager segment computing this value failed "
+                               "to run (see the error it raised before)")
     return p.value
 
 
@@ -262,12 +288,34 @@ def own(p, storage):
         p.owners.append(_weak(storage))
 
 
-def flush():
-    """Run the current segment (see the module docstring)."""
-    seg = _SEG[0]
+def current():
+    """This thread's segment."""
+    return _CUR.seg
+
+
+def flush(seg=None):
+    """Run segment `seg` (this thread's when None; see the module docstring)."""
+    if seg is None:
+        seg = _CUR.seg
     if not seg.calls:
         return
-    _SEG[0] = Segment()
+    if seg is _CUR.seg:
+        _CUR.seg = Segment()
+    try:
+        if _CTX.trace.__class__ is _EVAL:
+            _run(seg)
+        else:   # read inside a JAX trace: the values are concrete, computed now
+            with jax.ensure_compile_time_eval():
+                _run(seg)
+    finally:
+        seg.calls = []
+        seg.sig = []
+        seg.outs = []
+        seg.ext = []
+        seg.ext_ids = {}
+
+
+def _run(seg):
     STATS["flushes"] += 1
     STATS["calls"] += len(seg.calls)
     live = []
@@ -278,7 +326,6 @@ def flush():
                 live.append((n, j))
     live = tuple(live)
     if not live:
-        seg.outs.clear()
         return
     key = (tuple(seg.sig), live)
     entry = _SEEN.get(key)
@@ -304,8 +351,6 @@ def flush():
                 if st is not None and st._raw is p:
                     st._raw = v
             p.owners = None
-    seg.outs.clear()
-    seg.ext.clear()
 
 
 def _run_calls(calls, ext, call):

@@ -441,6 +441,34 @@ def compile_ahead(fn, *args):
     return True
 
 
+def output_types(fn, args):
+    """(output treedef, [(shape, dtype, weak type)] per output leaf) of program `fn` on
+    operands of the types of `args` (arrays, `jax.ShapeDtypeStruct`s, Python scalars), from its
+    executable for them, loaded or compiled now (the one its call will use: no second trace);
+    None where `fn` is no program, takes static arguments or programs are off."""
+    prog = program_of(fn)
+    if prog is None or prog.static or not enabled():
+        return None
+    try:
+        types = tuple(map(_describe, args))
+    except Unstable:
+        return None
+    sig = ((), types)
+    exe = prog.exes.get(sig)
+    if exe is None:
+        dkey = prog._disk_key(types, ())
+        exe = _load(prog.name, dkey) if dkey is not None else None
+        if exe is None:
+            exe = _compile(prog, args, args, dkey)
+        if len(prog.exes) > 256:
+            prog.exes.clear()
+        prog.exes[sig] = exe
+    avals = getattr(exe._executable, "out_avals", None)
+    if avals is None:
+        return None
+    return exe._params.out_tree, [(a.shape, a.dtype, a.weak_type) for a in avals]
+
+
 def program_of(fn):
     """The `_Program` behind a jitted function made by `jit` (None for anything else)."""
     return getattr(fn, "_torchlike_program", None)

@@ -81,8 +81,9 @@ def forward_program(fn, diff):
     if prog is None:
         if len(_PROGRAMS) > 4096:
             _PROGRAMS.clear()
-        prog = _PROGRAMS[(fn, diff)] = programs.jit(forward(fn, diff),
-                                                     ("residuals.forward", fn, diff))
+        own = programs.program_of(fn)   # its key names it across processes
+        prog = _PROGRAMS[(fn, diff)] = programs.jit(
+            forward(fn, diff), ("residuals.forward", fn if own is None else own.key, diff))
     return prog
 
 
