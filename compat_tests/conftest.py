@@ -87,6 +87,19 @@ from torchlike._compile import guard as _compile_guard  # noqa: E402
 _compile_guard.CHECK[0] = True
 
 
+@pytest.fixture
+def op_by_op():
+    """Fused eager off for the test (see torchlike/_core/lazy.py): for tests of what the
+    op-by-op dispatcher alone does (size classes)."""
+    from torchlike._core import lazy
+    was = lazy.ON[0]
+    lazy.enable(False)
+    try:
+        yield
+    finally:
+        lazy.enable(was)
+
+
 @pytest.fixture(autouse=True)
 def _reseed_module_rngs(request):
     """Test modules draw inputs from module-level RandomStates; reseed them per test (from the

@@ -10,6 +10,10 @@ import torchlike
 from harness import assert_same
 from torchlike._ops import bucket_plans
 
+# size classes are the op-by-op dispatcher's; fused eager does not bucket yet
+pytestmark = pytest.mark.usefixtures("op_by_op")
+
+
 def _padded(lib, n, width=13):
     """A tensor of n rows computed by a kernel that has seen other row counts (so padded)."""
     w = lib.tensor(np.random.RandomState(n).randn(width, width).astype(np.float32))

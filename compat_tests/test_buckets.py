@@ -14,6 +14,9 @@ from torchlike import compile_log
 from torchlike._core import buckets
 from harness import assert_same
 
+# size classes are the op-by-op dispatcher's; fused eager does not bucket yet
+pytestmark = pytest.mark.usefixtures("op_by_op")
+
 SIZES = [4, 7, 9, 3, 12, 30, 5, 2, 16, 17, 33, 1]
 
 

@@ -10,6 +10,9 @@ import torchlike
 from torchlike import compile_log
 from harness import assert_same
 
+# size classes are the op-by-op dispatcher's; fused eager does not bucket yet
+pytestmark = pytest.mark.usefixtures("op_by_op")
+
 
 def _net(lib, vocab=50, width=12, classes=7):
     nn = lib.nn

@@ -9,7 +9,7 @@ from torchlike import compile_log
 
 nn = torch.nn
 F = nn.functional
-STEPS = 6
+STEPS = 7
 
 
 def train(model, batch, loss_fn, make_opt, sched=None, clip=False, extra=None):

@@ -24,7 +24,7 @@ import weakref
 import jax
 from jax._src.array import ArrayImpl as _ARRAY
 
-from . import programs
+from . import layout as _layout, programs
 from .tracing import _CTX, _EVAL
 
 _refs = sys.getrefcount
@@ -273,10 +273,15 @@ def resolve_tree(x):
 
 def read(t):
     """Tensor `t`'s elements as an operand of a launch: the buffer itself (perhaps Pending)
-    for a tensor in its storage's natural layout, else its read (which runs the segment)."""
-    d = t._st._raw
-    if d is not None and t._natural:
-        return d
+    for a tensor in its storage's natural layout, a recorded strided read of it for a view,
+    else its read (a NumPy-shared or padded storage)."""
+    st = t._st
+    d = st._raw
+    if d is not None:
+        if t._natural:
+            return d
+        if ON[0]:
+            return launch(_layout.reader(t._size, t._stride), (d, t._offset))
     return t._value()
 
 

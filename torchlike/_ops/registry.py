@@ -316,7 +316,8 @@ def prepare(row, args, bucketing=False, inplace=False):
                         tracked = []
                     tracked.append((len(dyn), v, nslot - 1))
                     sig.append("T")
-                    dyn.append(d if d is not None and v._natural else v._value())
+                    dyn.append(d if d is not None and v._natural else
+                               _lazy.read(v) if _LAZY[0] else v._value())
                 elif d is None:
                     if bucketing and (v._st._phys is not None or
                                       v._st._np is not None and buckets.host_changing(v)):

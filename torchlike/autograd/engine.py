@@ -3,7 +3,7 @@ gradients per node output, runs hooks, accumulates into leaves' `.grad` (or capt
 gradients `autograd.grad` asked for), and frees saved values unless `retain_graph`."""
 import heapq
 
-from .._core import grad_state
+from .._core import grad_state, lazy
 from .._core.tracing import tracing
 from .._core.tensor import Tensor, wrap
 from .anomaly_mode import _STATE as _ANOMALY, check_nan, report
@@ -188,7 +188,8 @@ def _accumulate(node, g, create_graph):
     if var._grad is None:
         # a fresh storage (sharing the immutable buffer): later in-place accumulation must not
         # write into a tensor the caller still holds (e.g. `backward(gradient=g)`)
-        var._grad = g if create_graph else wrap(g._value(), g.device, g.dtype)
+        var._grad = g if create_graph else wrap(
+            lazy.read(g) if lazy.ON[0] else g._value(), g.device, g.dtype)
     elif create_graph:
         var._grad = var._grad + g
     else:
@@ -205,7 +206,7 @@ def _fused_backward(roots, grads, retain_graph):
     if planned is None:
         return False
     key, order, leaves = planned
-    root_cts = [g._value() for g in grads]
+    root_cts = [lazy.read(g) if lazy.ON[0] else g._value() for g in grads]
     program = fused.program_for(key, order, root_cts)
     if program is None:
         return False

@@ -19,7 +19,7 @@ import jax
 import numpy as np
 
 from .. import compile_log
-from .._core import buckets, programs
+from .._core import buckets, lazy, programs
 from .graph import AccumulateGrad, JaxNode, _make_vjp
 
 BACKGROUND = [os.environ.get("TORCHLIKE_BACKGROUND_COMPILE", "1").strip().lower() not in
@@ -123,7 +123,7 @@ def _compile_ahead(entry, program, order, root_cts):
     (where programs are on); True when started."""
     if programs.program_of(program) is None or not programs.enabled():
         return False
-    operands = jax.tree.map(_operand_type, ([(n._dyn, n._res) for n in order], root_cts))
+    operands = jax.tree.map(_operand_type, ([(n._dyn_, n._res_) for n in order], root_cts))
 
     def work():
         try:
@@ -138,6 +138,9 @@ def _compile_ahead(entry, program, order, root_cts):
 
 
 def _operand_type(a):
+    if type(a) is lazy.Pending:
+        shape, dtype, weak = a.tkey
+        return jax.ShapeDtypeStruct(shape, dtype, weak_type=weak)
     if isinstance(a, (jax.Array, np.ndarray, np.generic)):
         aval = getattr(a, "aval", None)
         return jax.ShapeDtypeStruct(a.shape, a.dtype,
@@ -167,6 +170,9 @@ def run(program, order, root_cts):
     """Leaf gradients (arrays or None) of the planned graph, through its program."""
     if type(program) is _Chain:
         return program.run(order, root_cts)
+    if lazy.ON[0] and programs.program_of(program) is not None:
+        # fused eager: the backward joins the segment that computes its operands
+        return lazy.launch(program, ([(n._dyn_, n._res_) for n in order], root_cts))
     return program([(n._dyn, n._res) for n in order], root_cts)
 
 
