@@ -16,7 +16,7 @@ from sys import getrefcount as _getrefcount
 from .. import autograd as _autograd
 from .._core.tracing import tracing
 from .._core import dtype as _dt
-from .._core import programs
+from .._core import lazy, programs
 from .._core.device import jax_device
 from .._core.tensor import Tensor, wrap
 from .optimizer import Optimizer, _to_scalar
@@ -37,6 +37,18 @@ _KERNEL = programs.jit(_group_update, ("optim.update",), static_argnums=(0, 1))
 # Used only when nothing but the tensors' storages holds those buffers (see `_owned`).
 _DONATING = programs.jit(_group_update, ("optim.update",), static_argnums=(0, 1),
                          donate_argnums=(2, 4))
+
+
+@programs.factory
+def _recorded_update(rule, flags, keys, hyper_keys):
+    """`_group_update` over operands fused eager can record (see _core/lazy.py): each param's
+    state as a tuple of its values in `keys` order, the hyper-parameters in `hyper_keys`
+    order."""
+    def update(params, grads, states, hp):
+        return _group_update(rule, flags, params, grads,
+                             [dict(zip(k, s)) for k, s in zip(keys, states)],
+                             dict(zip(hyper_keys, hp)))
+    return update
 
 
 def _owned(tensors, arrays, held=0):
@@ -140,6 +152,8 @@ class OptaxOptimizer(Optimizer):
                 params, states = self._prepare(group)
                 if not params:
                     continue
+                if lazy.ON[0] and not tracing() and self._record(group, params, states):
+                    continue
                 arrays = [{k: v._value() if v._st.device is p._st.device or
                            v._st.device == p._st.device else _on(v._value(), p._st.device)
                            for k, v in st.items() if isinstance(v, Tensor)}
@@ -151,17 +165,46 @@ class OptaxOptimizer(Optimizer):
                 new_p, new_s = self._functional_update(
                     group, p_arrays, [p.grad._value() for p in params], arrays, donate)
                 del p_arrays
-                for p, v in zip(params, new_p):
-                    p._assign(v)
-                for p, st, ns in zip(params, states, new_s):
-                    for k, v in ns.items():
-                        t = st.get(k)
-                        if isinstance(t, Tensor):
-                            t._assign(v if t._st.device is p._st.device or
-                                      t._st.device == p._st.device else _on(v, t._st.device))
-                        else:
-                            st[k] = wrap(v, p.device)
+                _write_back(params, states, new_p, new_s)
         return loss
+
+    def _record(self, group, params, states):
+        """Fused eager: the group's update recorded into the current segment (so that the
+        step runs in the program of the forward and backward before it); False where a state
+        tensor lives on another device than its param (the update then runs now)."""
+        values = []
+        for p, st in zip(params, states):
+            vs = {}
+            for k, v in st.items():
+                if isinstance(v, Tensor):
+                    if v._st.device != p._st.device:
+                        return False
+                    vs[k] = lazy.read(v)
+            values.append(vs)
+        hyper = self._hyperparams(group)
+        hyper_keys = tuple(hyper)
+        program = _recorded_update(type(self)._rule, self._flags(group),
+                                   tuple(tuple(vs) for vs in values), hyper_keys)
+        new_p, new_s = lazy.launch(program, (
+            [lazy.read(p) for p in params], [lazy.read(p.grad) for p in params],
+            [tuple(vs.values()) for vs in values], tuple(hyper[k] for k in hyper_keys)))
+        _write_back(params, states, new_p, new_s)
+        return True
+
+
+def _write_back(params, states, new_p, new_s):
+    """The update's results into the params and their state, in place (a new state key gets a
+    tensor on its param's device)."""
+    for p, v in zip(params, new_p):
+        p._assign(v)
+    for p, st, ns in zip(params, states, new_s):
+        for k, v in ns.items():
+            t = st.get(k)
+            if isinstance(t, Tensor):
+                t._assign(v if t._st.device is p._st.device or
+                          t._st.device == p._st.device else _on(v, t._st.device))
+            else:
+                st[k] = wrap(v, p.device)
 
 
 def _legacy_step(st):
