@@ -185,3 +185,59 @@ def test_switch_flushes_what_was_recorded():
         lazy.enable(was)
     assert type(x._st._raw) is not lazy.Pending
     np.testing.assert_array_equal(x.numpy(), A + 1)
+
+
+def _train(lib, steps):
+    lib.manual_seed(0)
+    nn = lib.nn
+    m = nn.Sequential(nn.Linear(5, 16), nn.LayerNorm(16), nn.GELU(), nn.Linear(16, 3))
+    opt = lib.optim.AdamW(m.parameters(), lr=0.05)
+    x = lib.tensor(A)
+    y = lib.tensor([0, 1, 2, 1, 0, 2])
+    losses, counts = [], []
+    for i in range(steps):
+        before = dict(lazy.STATS)
+        loss = nn.functional.cross_entropy(m(x), y)
+        opt.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_norm_(m.parameters(), 1.0)
+        opt.step()
+        losses.append(loss.item())
+        counts.append(_delta(before))
+    return losses, [p.detach().clone() for p in m.parameters()], counts
+
+
+def test_training_step_is_one_program(fused):
+    """Forward, backward, gradient clipping and the AdamW update: PyTorch's losses and
+    parameters, and once settled each step is one program run at `loss.item()`."""
+    tl_losses, tl_params, counts = _train(torchlike, 8)
+    t_losses, t_params, _ = _train(real_torch, 8)
+    np.testing.assert_allclose(tl_losses, t_losses, rtol=1e-5)
+    assert_same(t_params, tl_params, rtol=1e-5, atol=1e-6)
+    for c in counts[4:]:
+        assert (c["flushes"], c["replays"], c["programs"], c["stepwise"]) == (1, 1, 0, 0), counts
+
+
+def test_threads_record_their_own_segments(fused):
+    import threading
+    results, errors = {}, []
+
+    def work(k):
+        try:
+            x = torchlike.full((64,), float(k))
+            for _ in range(50):
+                x = x * 1.5 - k
+            results[k] = x.sum().item()
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    for k in range(4):
+        x = real_torch.full((64,), float(k))
+        for _ in range(50):
+            x = x * 1.5 - k
+        assert results[k] == pytest.approx(x.sum().item(), rel=1e-6)

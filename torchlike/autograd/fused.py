@@ -108,7 +108,10 @@ def program_for(key, order, root_cts):
             entry[0] = _Chain(key)
         else:
             program = programs.jit(_program(key), ("fused", key))
-            if not first and BACKGROUND[0] and _compile_ahead(entry, program, order, root_cts):
+            # (under fused eager the program joins a segment whose structure it changes: made
+            # now, so that a loop's segments settle at a fixed step)
+            if not first and BACKGROUND[0] and not lazy.ON[0] and \
+                    _compile_ahead(entry, program, order, root_cts):
                 return None
             entry[0] = program
     if entry[1] is not None:
