@@ -1,13 +1,14 @@
 """Fused eager: ops recorded into a segment and run as one cached XLA program when a value is
-needed.
+needed (docs/performance.md, "Fused eager").
 
-With the mode on (`TORCHLIKE_FUSED_EAGER=1`, or `enable()`), a kernel launch of the op table
-or of `apply_jax` outside autograd does not run: `launch` returns `Pending` stand-ins of its
-outputs (shape and dtype known from the kernel's abstract evaluation, cached per kernel and
-operand types, so shape and dtype errors still raise at the user's line) and appends the call
-to the current `Segment`. A storage holding a `Pending` is read through `Storage._data`, which
-runs the segment first (`flush`); so does everything that needs elements (`item`, printing,
-`numpy`, host copies, autograd's recording and backward, views read outside the op table).
+With the mode on (`TORCHLIKE_FUSED_EAGER=1`, or `enable()`), a launch of an op-table kernel, of
+an `apply_jax` program, of a graph's fused backward or of an optimizer's update does not run:
+`launch` returns `Pending` stand-ins of its outputs (shape and dtype from the executable the
+call would use, so shape and dtype errors still raise at the user's line) and appends the call
+to this thread's `Segment`. Autograd nodes keep Pending operands. A storage holding a `Pending`
+is read through `Storage._data`, which runs the segment first (`flush`); so does everything
+that needs elements (`item`, printing, `numpy`, host copies, a node-by-node backward, code
+outside the op table). Inside a JAX trace nothing is recorded.
 
 A flushed segment is keyed by its structure: each call's kernel, where each operand comes from
 (an earlier call's output, or an outside array of a given type), and which outputs are still
@@ -15,6 +16,8 @@ referenced. The first sighting of a key runs the calls one by one (what eager wo
 no compile beyond the kernels'); the second compiles the segment into one program
 (`programs.jit`, so a later process loads it whole) and later sightings call it. Outputs
 nothing references any more are not computed as results, so XLA fuses them away.
+A Pending of another thread's segment, read here, runs that segment from this thread: tensors
+shared between threads should be read (or synchronised) by the thread that made them.
 """
 import os
 import sys
@@ -37,8 +40,8 @@ _X, _P = 0, 1   # operand sources: an outside array, an earlier call's output
 class Pending:
     """A kernel output not computed yet: its shape and dtype (as a JAX array's), the segment
     call and output leaf that makes it; `value` once its segment has run. `owners`: weak
-    references to the storages holding it, whose buffers become `value` then. `tkey`: (shape, dtype, weak
-    type), its part of a segment's structure."""
+    references to the storages holding it, whose buffers become `value` then. `tkey`: (shape,
+    dtype, weak type), its part of a segment's structure."""
 
     __slots__ = ("shape", "dtype", "tkey", "seg", "call", "leaf", "value", "owners")
 
