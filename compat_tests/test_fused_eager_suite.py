@@ -1,8 +1,9 @@
 """The differential suite run the other way: a broad part of it (views, indexing, autograd,
 custom Functions, saved tensors, optimizers, modules, random streams, the seeds' programs,
 torch.func) in a fresh process with fused eager on (`TORCHLIKE_FUSED_EAGER=1`), where every op
-outside a JAX trace is recorded and run as a segment program. The whole suite passes that way too (`TORCHLIKE_FUSED_EAGER=1 python -m
-pytest compat_tests`); this part keeps it so on every commit."""
+outside a JAX trace is recorded and run as a segment program. The whole suite passes that way
+too (`TORCHLIKE_FUSED_EAGER=1 python -m pytest compat_tests`); this part keeps it so on every
+commit."""
 import os
 import re
 import subprocess
