@@ -80,6 +80,16 @@ GRU_W = [(R.randn(*s) * 0.1).astype(np.float32)
          for s in [(V, H), (H, 3 * H), (H, 3 * H), (3 * H,), (H, V)]]
 
 
+def gru_cell(x, h, wi, wh, b):
+    """A GRU cell written with tensor ops: slices of the gates, sigmoid, tanh."""
+    gi = x @ wi + b
+    gh = h @ wh
+    r = (gi[:, :H] + gh[:, :H]).sigmoid()
+    z = (gi[:, H:2 * H] + gh[:, H:2 * H]).sigmoid()
+    n = (gi[:, 2 * H:] + r * gh[:, 2 * H:]).tanh()
+    return (1 - z) * n + z * h
+
+
 def gru(lib):
     emb, wi, wh, b, wo = [lib.tensor(w) for w in GRU_W]
 
@@ -88,13 +98,7 @@ def gru(lib):
         tok = 0
         with lib.no_grad():
             for _ in range(16):
-                x = emb[tok].unsqueeze(0)
-                gi = x @ wi + b
-                gh = h @ wh
-                r = (gi[:, :H] + gh[:, :H]).sigmoid()
-                z = (gi[:, H:2 * H] + gh[:, H:2 * H]).sigmoid()
-                n = (gi[:, 2 * H:] + r * gh[:, 2 * H:]).tanh()
-                h = (1 - z) * n + z * h
+                h = gru_cell(emb[tok].unsqueeze(0), h, wi, wh, b)
                 tok = (h @ wo).argmax().item()
         return tok
     return sample
@@ -127,19 +131,18 @@ def gru_train(lib):
         h = lib.zeros(32, H)
         loss = 0
         for t in range(16):
-            x = emb[data[:, t]]
-            gi = x @ wi + b
-            gh = h @ wh
-            r = (gi[:, :H] + gh[:, :H]).sigmoid()
-            z = (gi[:, H:2 * H] + gh[:, H:2 * H]).sigmoid()
-            n = (gi[:, 2 * H:] + r * gh[:, 2 * H:]).tanh()
-            h = (1 - z) * n + z * h
+            h = gru_cell(emb[data[:, t]], h, wi, wh, b)
             loss = loss + lib.nn.functional.cross_entropy(h @ wo, data[:, t + 1])
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        return loss.item()
+        return _update(opt, loss)
     return step
+
+
+def _update(opt, loss):
+    """The end of a training step: gradients, the optimizer's step, the loss read."""
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    return loss.item()
 
 
 def mlp_train(lib):
@@ -154,11 +157,7 @@ def mlp_train(lib):
     crit = nn.CrossEntropyLoss()
 
     def step():
-        loss = crit(m(x), y)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        return loss.item()
+        return _update(opt, crit(m(x), y))
     return step
 
 

@@ -70,12 +70,7 @@ class Storage:
 
     @_data.setter
     def _data(self, v):
-        if type(v) is _Pending:
-            if v.value is None:
-                _own(v, self)
-            else:
-                v = v.value
-        self._raw = v
+        self._raw = v if type(v) is not _Pending else _held(v, self)
 
     @property
     def ptr(self):
@@ -178,15 +173,19 @@ def _retire(buf):
         _RETIRED_BYTES[0] -= _RETIRED.popleft().nbytes
 
 
+def _held(p, st):
+    """What storage `st` keeps of Pending `p`: its value once its segment has run, else `p`,
+    noted as held by `st` (whose buffer becomes the value when the segment runs)."""
+    if p.value is not None:
+        return p.value
+    _own(p, st)
+    return p
+
+
 def fill(st, data, dtype, device, shape, numel, ptr=None):
     """Initialise storage `st` to hold `data` (of shape `shape`, `numel` elements):
     `Storage.__init__`, also used directly where the shape is known (no array reads)."""
-    if type(data) is _Pending:
-        if data.value is None:
-            _own(data, st)
-        else:
-            data = data.value
-    st._raw = data
+    st._raw = data if type(data) is not _Pending else _held(data, st)
     st._np = None
     st._phys = None
     st._pdims = ()
