@@ -2,6 +2,7 @@
 that backward runs node by node (torchlike/autograd/fused.py); the next backward runs it
 without tracing anything. Gradients equal PyTorch's at every step."""
 import numpy as np
+import pytest
 
 from harness import assert_same
 import torch as real_torch
@@ -26,6 +27,7 @@ def _steps(torch, between=lambda i: None):
     return grads
 
 
+@pytest.mark.usefixtures("op_by_op")   # fused eager compiles it on the spot (see fused.py)
 def test_second_sighting_compiles_in_the_background(monkeypatch):
     fused._ENTRIES.clear()
     fused._FAMILIES.clear()
