@@ -221,9 +221,9 @@ class Tensor(metaclass=_TensorMeta):
     def _value(self):
         """This tensor's elements as a JAX array of shape `size()`."""
         if self._natural:
-            d = self._st._data
+            d = self._st._raw
             if d is not None:
-                return d
+                return d if type(d) is not _lazy.Pending else self._st._data
         return _read(self)
 
     def _assign(self, v, uniform=False):

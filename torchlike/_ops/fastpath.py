@@ -118,8 +118,9 @@ def source(row, exprs, mode, guard):
              f"    res = e[0]({ops})"]
     if row.divisor is not None:
         body.append(f"_check_integer_divisor(_row, ({', '.join(exprs)},))")
-    if mode == "inplace":
-        body += ["s0._data = res", f"{exprs[0]}._vc[0] += 1", f"return {exprs[0]}"]
+    if mode == "inplace":   # (the storage's raw slot unless the result is Pending)
+        body += ["if _LZ[0]:", "    s0._data = res", "else:", "    s0._raw = res",
+                 f"{exprs[0]}._vc[0] += 1", f"return {exprs[0]}"]
     else:
         body.append("return _fresh(res, dev, e[1], e[2], e[3], e[4])")
     return lines + ["    " + b for b in body]
