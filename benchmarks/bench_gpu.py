@@ -8,7 +8,8 @@ JAX on the same accelerator, each contender in a fresh child process.
 3. eager training steps: an MLP (784-1024-1024-10, batch 128, SGD with momentum) and a small CNN
    (two 3x3 conv + ReLU + max-pool stages at 32 and 64 channels on 3x32x32, linear to 10, batch
    64, SGD); median of 30 steps after 5 warm-up ones, each ending with `loss.item()`. Target:
-   torchlike <= 1.5x PyTorch.
+   torchlike <= 1.5x PyTorch. torchlike runs twice: op by op ("torchlike") and under fused eager
+   ("tl_fused", TORCHLIKE_FUSED_EAGER=1: the step recorded and run as a few cached programs).
 2. GPT training step (benchmarks/bench_real_sizes.py's nanoGPT: 6 layers, 384 wide, 6 heads,
    block 256, batch 64, AdamW), 20 steps from the same CPU-seeded weights and batches: PyTorch
    eager and `torch.compile`, torchlike eager and `torchlike.compile`, and the hand-written
@@ -92,7 +93,7 @@ def _cnn(torch):
 
 
 def child_step(lib, model, quick):
-    torch, _ = children.import_lib(lib)
+    torch, _ = children.import_lib("torch" if lib == "torch" else "torchlike")
     dev = _device(torch)
     torch.manual_seed(0)
     net, shape = (_mlp if model == "mlp" else _cnn)(torch)
@@ -150,8 +151,10 @@ def child_main(args, quick):
 
 
 def _run(kind, who, quick, timeout):
-    lib = "torch" if who.startswith("torch") else who
+    lib = "torch" if who == "torch" or who.startswith("torch_") else "torchlike"
     env = {"XLA_PYTHON_CLIENT_PREALLOCATE": "false"}   # beside PyTorch's allocator
+    if who == "tl_fused":
+        env["TORCHLIKE_FUSED_EAGER"] = "1"
     args = [kind, who] + (["--quick"] if quick else [])
     res, err, wall = children.run(__file__, args, lib, timeout, extra_env=env)
     if err:
@@ -173,15 +176,18 @@ def main():
     print(f"GPU benchmarks{' (--quick)' if args.quick else ''}  {children.versions()}", flush=True)
     out = {}
     small = {lib: _run("small", lib, args.quick, args.timeout)
-             for lib in ("torch", "jax", "torchlike")}
+             for lib in ("torch", "jax", "torchlike", "tl_fused")}
     out["small"] = small
-    if all(small.values()):
-        print(f"\n1. small op (us per call; devices {[small[k]['device'] for k in small]})")
+    if small["torch"] and small["jax"] and small["torchlike"]:
+        print(f"\n1. small op (us per call; devices {[small[k]['device'] for k in small if small[k]]})")
         for op in ("add", "clamp"):
             t, j, tl = (small[k]["us"][op] for k in ("torch", "jax", "torchlike"))
             print(f"  {op:<6} torch {t:7.2f}  jax {j:7.2f}  torchlike {tl:7.2f}  "
                   f"torchlike - jax {tl - j:+6.2f}  (target <= +2)  "
                   f"{'met' if tl - j <= 2 else 'MISSED'}", flush=True)
+        if small["tl_fused"]:
+            print(f"  fused eager (recorded, run as programs at the end): "
+                  f"{small['tl_fused']['us']}", flush=True)
     _save(args.json, out)
     print("\n2. GPT training step (median ms per step; first step s; losses vs PyTorch eager)")
     # --quick (a dry run on a CPU) leaves out torch.compile: inductor's CPU compile of the GPT
@@ -205,14 +211,26 @@ def main():
     _save(args.json, out)
     print("\n3. eager training steps (median ms per step)")
     for model in ("mlp", "cnn"):
-        r = {lib: _run(model, lib, args.quick, args.timeout) for lib in ("torch", "torchlike")}
+        r = {who: _run(model, who, args.quick, args.timeout)
+             for who in ("torch", "torchlike", "tl_fused")}
         out[model] = r
-        if all(r.values()):
-            ratio = r["torchlike"]["step_s"] / r["torch"]["step_s"]
-            print(f"  {model}  torch {r['torch']['step_s'] * 1e3:8.2f}  torchlike "
-                  f"{r['torchlike']['step_s'] * 1e3:8.2f}  ratio {ratio:5.2f}  (target <= 1.5)  "
-                  f"{'met' if ratio <= 1.5 else 'MISSED'}  first step torchlike "
-                  f"{r['torchlike']['first_s']:.1f} s", flush=True)
+        if not r["torch"]:
+            continue
+        for who in ("torchlike", "tl_fused"):
+            if r[who]:
+                ratio = r[who]["step_s"] / r["torch"]["step_s"]
+                print(f"  {model}  torch {r['torch']['step_s'] * 1e3:8.2f}  {who:<9} "
+                      f"{r[who]['step_s'] * 1e3:8.2f}  ratio {ratio:5.2f}  (target <= 1.5)  "
+                      f"{'met' if ratio <= 1.5 else 'MISSED'}  first step "
+                      f"{r[who]['first_s']:.1f} s", flush=True)
+        _save(args.json, out)
+    # last, so that a timeout loses nothing else: the GPT step under fused eager
+    r = _run("gpt", "tl_fused", args.quick, args.timeout)
+    if r:
+        g["tl_fused"] = r
+        diff = max(abs(a - b) for a, b in zip(r["losses"], ref["losses"])) if ref else None
+        print(f"\n  GPT tl_fused {r['step_s'] * 1e3:8.2f} ms  first {r['first_s']:6.1f} s  "
+              f"max |loss - torch| {diff if diff is None else f'{diff:.2e}'}", flush=True)
     _save(args.json, out)
 
 

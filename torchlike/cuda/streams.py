@@ -9,13 +9,12 @@ finished. An `Event` is recorded by waiting for the device's work so far and rea
 clock, so `elapsed_time` measures the device work between two records (in milliseconds);
 recording therefore synchronizes, which PyTorch's does not.
 """
-import contextlib
 import functools
 import time
 
 import jax
 
-from .._core import device as _dev, device_asserts
+from .._core import device as _dev, device_asserts, lazy as _lazy
 
 
 def _jax_device(index):
@@ -34,7 +33,9 @@ def _probe(index):
 
 
 def wait(index):
-    """Block until the work dispatched to accelerator `index` so far has finished."""
+    """Block until the work dispatched to accelerator `index` so far has finished (under fused
+    eager, this thread's recorded calls are dispatched first)."""
+    _lazy.flush()
     fn, x = _probe(index)
     fn(x).block_until_ready()
     device_asserts.check()
