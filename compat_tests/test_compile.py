@@ -214,7 +214,8 @@ def test_item_falls_back_to_eager_with_one_warning():
     cf = torchlike.compile(f)
     x = torchlike.ones(3)
     with pytest.warns(UserWarning, match=r"torchlike.compile: .*f: falling back to eager: "
-                                        r"\.item\(\)"):
+                                        r"\.item\(\).* \(at test_compile\.py:\d+: "
+                                        r"if x\.sum\(\)\.item\(\) > 0:\)"):
         assert_same(cf(x), f(x))
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -2,12 +2,21 @@
 (the GPU check), else PyTorch's documented CUDA behaviour as stated in each test, with values
 from real PyTorch on the CPU (a result's values do not depend on its device)."""
 import numpy as np
+import pytest
 import torch as real_torch
 
 import torchlike
 from harness import Raised, assert_same, run
 
 REAL_CUDA = real_torch.cuda.is_available()
+
+
+def needs_gpus(n):
+    """Skip where the machine has fewer than `n` GPUs (a real one-GPU machine; the simulated
+    mode has two)."""
+    have = torchlike.cuda.device_count()
+    if have < n:
+        pytest.skip(f"needs {n} GPUs, this machine has {have}")
 
 
 def device_of(x):

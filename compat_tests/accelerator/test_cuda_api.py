@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import torchlike as torch
-from oracle import REAL_CUDA
+from oracle import REAL_CUDA, check_error
 
 
 def test_events_time_device_work():
@@ -89,3 +89,18 @@ def test_float32_matmul_precision():
     finally:
         torch.backends.cuda.matmul.allow_tf32 = False
     assert torch.get_float32_matmul_precision() == "highest"
+
+
+ORDINAL = ("CUDA error: invalid device ordinal\nGPU device may be out of range, do you have "
+           "enough GPUs?\nCUDA kernel errors might be asynchronously reported at some other API "
+           "call, so the stacktrace below might be incorrect.\nFor debugging consider passing "
+           "CUDA_LAUNCH_BLOCKING=1\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side "
+           "assertions.\n")
+
+
+@pytest.mark.parametrize("expr", ["torch.ones(2, device='cuda:7')",
+                                  "torch.ones(2).to('cuda:7')", "torch.cuda.set_device(7)"])
+def test_device_past_the_last(expr):
+    """A GPU index past the last: `torch.AcceleratorError` (a RuntimeError), with the text CUDA
+    PyTorch 2.11 gave on a one-GPU H200 (compared with it on a real GPU)."""
+    check_error(lambda torch: eval(expr), "AcceleratorError", ORDINAL)

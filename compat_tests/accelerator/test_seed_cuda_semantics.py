@@ -2,9 +2,11 @@
 device moves in 001 and 002), on two accelerators. What they state in comments is the
 expected answer (PyTorch's documented behaviour)."""
 import torchlike as torch
+from oracle import needs_gpus
 
 
 def test_current_device_context():
+    needs_gpus(2)
     x = torch.cuda.FloatTensor(1)
     y = torch.FloatTensor(1).cuda()
     assert x.get_device() == 0 and y.get_device() == 0
@@ -36,6 +38,11 @@ def test_moves_between_cpu_and_gpu():
         if torch.cuda.is_available() else None
     new_x = x.clone().detach().requires_grad_(True).to(torch.device("cuda"))
     assert new_x.requires_grad and new_x.is_cuda and new_x.is_leaf
+
+
+def test_leaf_moved_to_second_gpu():
+    needs_gpus(2)
+    x = torch.tensor([1.0, 2.0], requires_grad=True, device="cuda")
     moved = x.clone().detach().to(torch.device("cuda:1")).requires_grad_(True)
     (moved * 2).sum().backward()
     assert moved.grad.get_device() == 1 and moved.grad.tolist() == [2.0, 2.0]

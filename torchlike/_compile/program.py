@@ -11,6 +11,8 @@ Every object is then restored to its snapshot, so no tracer survives, and the tr
 applies the plan like any later call does. Everything is addressed by position in the walk, so
 one program serves any objects of the same structure.
 """
+import os
+import traceback
 from sys import getrefcount as _getrefcount
 
 import jax
@@ -355,7 +357,24 @@ TRACE_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConver
 
 
 def reason(e):
-    """A short human reason for a trace failure."""
+    """A short human reason for a trace failure, with the line outside torchlike it came from."""
+    return _what(e) + _where(e)
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_JAX = os.path.dirname(os.path.abspath(jax.__file__)) + os.sep
+
+
+def _where(e):
+    """" (at file:line: source)" for the innermost frame of `e` in the user's code, or ""."""
+    for f in reversed(traceback.extract_tb(e.__traceback__)):
+        name = os.path.abspath(f.filename)
+        if not f.filename.startswith("<") and not name.startswith((_PACKAGE, _JAX)):
+            return f" (at {os.path.basename(name)}:{f.lineno}: {f.line})"
+    return ""
+
+
+def _what(e):
     if isinstance(e, Unsupported):
         return str(e)
     if isinstance(e, jax.errors.TracerArrayConversionError):

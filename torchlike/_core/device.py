@@ -154,6 +154,18 @@ def no_cuda_error():
     return AssertionError("Torch not compiled with CUDA enabled")
 
 
+def invalid_ordinal_error():
+    """What CUDA PyTorch raises for a device index past the last GPU (text as PyTorch 2.11's
+    CUDA build gives it on a one-GPU machine)."""
+    from .._errors import AcceleratorError
+    return AcceleratorError(
+        "CUDA error: invalid device ordinal\nGPU device may be out of range, do you have enough "
+        "GPUs?\nCUDA kernel errors might be asynchronously reported at some other API call, so "
+        "the stacktrace below might be incorrect.\nFor debugging consider passing "
+        "CUDA_LAUNCH_BLOCKING=1\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side "
+        "assertions.\n")
+
+
 def no_aten_cuda_error():
     """What a CPU-only PyTorch raises where CUDA is reached below Python (`t.type(
     torch.cuda.FloatTensor)`)."""
@@ -186,10 +198,7 @@ def canonical(dev):
             raise no_cuda_error()
         idx = current_cuda_index() if dev.index is None else dev.index
         if idx >= len(g):
-            raise RuntimeError("CUDA error: invalid device ordinal\nCUDA kernel errors might be "
-                               "asynchronously reported at some other API call, so the stacktrace "
-                               "below might be incorrect.\nFor debugging consider passing "
-                               "CUDA_LAUNCH_BLOCKING=1")
+            raise invalid_ordinal_error()
         d = _CUDA.get(idx)
         if d is None:
             d = _CUDA[idx] = device("cuda", idx)

@@ -17,6 +17,9 @@ import os
 import jax
 import jax.numpy as jnp
 
+from . import lazy
+from .tracing import tracing
+
 MESSAGE = ("CUDA error: device-side assert triggered\nCUDA kernel errors might be "
            "asynchronously reported at some other API call, so the stacktrace below might be "
            "incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1\nCompile with "
@@ -44,20 +47,27 @@ def _outside(ignore):
 
 
 def defer_range_check(index, n, ignore=None):
-    """Defer the check that the values of tensor `index` lie in [0, n) (`ignore` excepted)."""
-    if index.numel():
-        defer_range_check_array(index._value(), 0, n, ignore)
+    """Defer the check that the values of tensor `index` lie in [0, n) (`ignore` excepted).
+    Under fused eager the check is recorded with the op, not run at once."""
+    if index.numel() and not tracing():
+        _defer(lazy.read(index), 0, n, ignore, index._st.device)
 
 
 def defer_range_check_array(index, low, high, ignore=None):
     """Defer the check that the values of array `index` (on an accelerator) lie in
     [low, high) (`ignore` excepted)."""
-    if not index.size:
-        return
+    if index.size and not tracing():
+        from .device import of_jax_device
+        _defer(index, low, high, ignore, of_jax_device(next(iter(index.devices()))))
+
+
+def _defer(index, low, high, ignore, dev):
+    """Queue the flag. Inside a JAX trace (`torch.compile`, `torch.func`) nothing is checked:
+    the flag would be a traced value that no later call could read, and XLA's gathers clamp
+    out-of-range indices there."""
     from .._ops.registry import weak_operand
-    from .device import of_jax_device
-    dev = of_jax_device(next(iter(index.devices())))
-    PENDING.append(_outside(ignore)(index, weak_operand(low, dev), weak_operand(high, dev)))
+    k, dyn = _outside(ignore), (index, weak_operand(low, dev), weak_operand(high, dev))
+    PENDING.append(lazy.launch(k, dyn) if lazy.ON[0] else k(*dyn))
     if os.environ.get("CUDA_LAUNCH_BLOCKING") == "1" or len(PENDING) > _LIMIT:
         check()
 
@@ -69,6 +79,6 @@ def check():
         return
     flags = PENDING[:]
     del PENDING[:]
-    if any(bool(f) for f in flags):
+    if any(bool(lazy.force(f)) for f in flags):
         from .._errors import AcceleratorError
         raise AcceleratorError(MESSAGE)

@@ -44,6 +44,20 @@ def argument_error(name, dev, common, method):
                         f"argument in method {method})")
 
 
+def out_argument_error(row, args, device, out_device):
+    """PyTorch's CUDA out= wrapper error: `out` is checked first, so the operands' first named
+    argument is the one reported. The wrapper's name is the functional one's out overload
+    (`wrapper_CUDA_mm` -> `wrapper_CUDA_mm_out_out`, as CUDA PyTorch 2.11 reports;
+    `wrapper_CUDA__X` -> `wrapper_CUDA_out_X_out` by the same naming scheme)."""
+    spec = row.devices
+    method, names = spec(*args) if callable(spec) else spec
+    order = list(names)
+    first = min((n for n, _ in _tensors(row, args) if n in names), key=order.index)
+    head, _, op = method.rpartition("__")
+    method = f"{head}_out_{op}_out" if head else f"{method}_out_out"
+    return argument_error(names[first], device, out_device, method)
+
+
 def reconcile(row, args, inplace=False):
     """`args` with each 0-dim CPU input moved to the op's device, or PyTorch's error when the
     operands' devices disagree otherwise (see the module docstring). `inplace`: `args[0]` is the

@@ -10,11 +10,18 @@ four 2048x2048 arrays 128 -> 74 ms, 23.6 / 23.1 ms; a linear layer's backward 12
 
 XLA reads XLA_FLAGS once, when JAX starts its backends, so this applies when torchlike is
 imported first; a flag already in XLA_FLAGS wins, and TORCHLIKE_XLA_DEFAULTS=1 leaves XLA's
-defaults alone.
+defaults alone. XLA aborts the process on a flag it does not know, and jaxlib 0.11 no longer
+knows this one, so the flags are set only for the jaxlib versions they were measured with.
 """
 import os
 
 _FLAGS = ("--xla_cpu_use_fusion_emitters=false",)
+_KNOWN_UP_TO = (0, 10)     # the last jaxlib minor version whose XLA has these flags
+
+
+def _known():
+    import jaxlib.version
+    return tuple(jaxlib.version.__version_info__[:2]) <= _KNOWN_UP_TO
 
 
 def apply():
@@ -22,7 +29,7 @@ def apply():
     if os.environ.get("TORCHLIKE_XLA_DEFAULTS", "0") == "1":
         return
     from jax._src import xla_bridge
-    if xla_bridge._backends:
+    if xla_bridge._backends or not _known():
         return
     flags = os.environ.get("XLA_FLAGS", "")
     for flag in _FLAGS:

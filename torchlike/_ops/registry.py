@@ -562,7 +562,7 @@ def call(row, args, out=None, key=None):
     if out is not None:
         if isinstance(out, Tensor):
             check_no_partial_overlap(out, args)
-        _check_out_device(row, out, device or _CPU)
+        _check_out_device(row, out, device or _CPU, args)
         if tracked:
             raise RuntimeError(f"{row.name}(): functions with out=... arguments don't support "
                                f"automatic differentiation, but one of the arguments requires "
@@ -585,13 +585,16 @@ def call(row, args, out=None, key=None):
     return result
 
 
-def _check_out_device(row, out, device):
+def _check_out_device(row, out, device, args):
     """`out=` tensors on another device than the operands raise PyTorch's error (its
-    TensorIterator's for elementwise rows, its structured kernels' otherwise)."""
+    TensorIterator's for elementwise rows; for the others, the CUDA out wrapper's, which checks
+    `out` first, and the CPU kernels' own check)."""
     for o in out if isinstance(out, (tuple, list)) else (out,):
         if isinstance(o, Tensor) and o._st.device != device:
             if row.devices is None:
                 raise device_rules.same_device_error(device, o._st.device)
+            if device.type == "cuda":
+                raise device_rules.out_argument_error(row, args, device, o._st.device)
             raise RuntimeError(f"Expected out tensor to have device {device}, but got "
                                f"{o._st.device} instead")
 

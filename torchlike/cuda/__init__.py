@@ -57,10 +57,7 @@ def current_device():
 
 def _check_index(i):
     if not 0 <= i < device_count():
-        raise RuntimeError("CUDA error: invalid device ordinal\nCUDA kernel errors might be "
-                           "asynchronously reported at some other API call, so the stacktrace "
-                           "below might be incorrect.\nFor debugging consider passing "
-                           "CUDA_LAUNCH_BLOCKING=1")
+        raise _dev.invalid_ordinal_error()
 
 
 def set_device(device):
