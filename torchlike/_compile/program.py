@@ -254,21 +254,27 @@ class Entry:
         hv = hyper_values(walk) if traced else _hyper_arrays(walk)
         peeked = self.plan is None   # the rows were peeked: advance once the draws are known
         gens = _gen_array(walk, self.plan)
-        donate = self.plan is not None and self.plan.donate and _owned(arrays, self.plan.donate)
-        if donate and self.donating is None:
-            # the first donating call may re-trace the function (JAX normally reuses the jaxpr)
-            self.donating = jax.jit(self._split, donate_argnums=0)
-            snap = Snapshot(walk)
-        run = self._run_donating if donate else self.jitted
         if snap is not None:
             self.ctx = (walk, snap, args, kwargs)
             try:
-                outs = run(arrays, hv, gens)
+                refs = _refcounts(arrays)
+                if self.plan is None and not traced:
+                    # trace first: the plan says which buffers the program overwrites, so the
+                    # donating program is the only one compiled (one compile, not two)
+                    self.jitted.trace(arrays, hv, gens)
+                donate = self._donates(refs, 1)     # the snapshot holds each buffer too
+                outs = (self._run_donating if donate else self.jitted)(arrays, hv, gens)
             finally:
                 self.ctx = None
                 snap.restore()
         else:
-            outs = run(arrays, hv, gens)
+            first = self.donating is None
+            donate = self._donates(_refcounts(arrays), 0)
+            if donate and first:
+                # the first donating call may re-trace the function (JAX normally reuses the
+                # jaxpr)
+                return self(walk, args, kwargs, Snapshot(walk))
+            outs = (self._run_donating if donate else self.jitted)(arrays, hv, gens)
         result = self.apply(walk, outs, (arrays, hv, gens))
         plan = self.plan
         if peeked:
@@ -279,6 +285,18 @@ class Entry:
                 self.donating is not None or not plan.donate):
             self.call = replay.make_call(self, len(arrays))
         return result
+
+    def _donates(self, refs, held):
+        """Whether this call donates the buffers the program overwrites (`refs`: each input
+        array's reference count, read while the storages still held them; `held`: references
+        torchlike itself holds besides)."""
+        plan = self.plan
+        limit = replay.OWNED_REFS + held
+        if plan is None or not plan.donate or any(refs[i] > limit for i in plan.donate):
+            return False
+        if self.donating is None:
+            self.donating = jax.jit(self._split, donate_argnums=0)
+        return True
 
     def _run_donating(self, arrays, hv, gens):
         """The program writing into the buffers of the storages it overwrites, as PyTorch's
@@ -341,10 +359,11 @@ def gen_array(gstate):
     return gens
 
 
-def _owned(arrays, ix):
-    """Whether each buffer in `ix` is held by its storage alone (no `.jax()` array, saved value
-    or cached read elsewhere sees it): then letting XLA overwrite it is unobservable."""
-    return all(_getrefcount(arrays[i]) <= replay.OWNED_REFS for i in ix)
+def _refcounts(arrays):
+    """Each buffer's reference count: `replay.OWNED_REFS` when only its storage holds it (no
+    `.jax()` array, saved value or cached read elsewhere sees it), so that letting XLA overwrite
+    it is unobservable."""
+    return [_getrefcount(arrays[i]) for i in range(len(arrays))]
 
 
 def _contiguous(size):
