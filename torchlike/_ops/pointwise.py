@@ -807,17 +807,17 @@ def _strict(name, bad=(), combo=()):
     row = OPS[name]
     names = row.names
 
+    checked = tuple((i, n) for i, n in enumerate(names) if n in combo or n in bad)
+
     def make(fn, fname, method):
         def w(*args, **kw):
-            for i, v in enumerate(args):
-                if i < len(names) and isinstance(v, _NUM):
-                    n = names[i]
+            for i, n in checked:   # only the checked positions: this runs on every call
+                if i < len(args) and isinstance(args[i], _NUM):
                     if n in combo:
                         raise TypeError(_combo_msg(fname, args, kw))
-                    if n in bad:
-                        raise TypeError(f"{fname}(): argument '{n}' (position "
-                                        f"{i if method else i + 1}) must be Tensor, not "
-                                        f"{type(v).__name__}")
+                    raise TypeError(f"{fname}(): argument '{n}' (position "
+                                    f"{i if method else i + 1}) must be Tensor, not "
+                                    f"{type(args[i]).__name__}")
             for n, v in kw.items():
                 if isinstance(v, _NUM):
                     if n in combo:
@@ -875,7 +875,8 @@ _FITS = {}   # (dtype, one element, type, value key, in place) of numbers known 
 def _check_fit(t, v, inplace):
     """`_scalars_fit`'s check of number `v` against tensor `t` (a passing one is remembered:
     the check costs a dict lookup in a loop)."""
-    key = (t.dtype, t.numel() == 1, type(v), v if v == v else repr(v), inplace)
+    key = (t.dtype, math.prod(t._size) == 1, type(v),
+           v if v == v else repr(v), inplace)
     if key in _FITS:
         return
     r = dt.result_type_of([t.dtype], [], [
