@@ -35,15 +35,6 @@ STATED = {
     '_upsample_bilinear2d_aa': {
         '*': 'torchlike lacks torch._ops.aten',
     },
-    'amax': {
-        'error:*:function': "open: a wrong out= dtype gets the out= writer's message, not PyTorch's",
-    },
-    'amin': {
-        'error:*:function': "open: a wrong out= dtype gets the out= writer's message, not PyTorch's",
-    },
-    'aminmax': {
-        'error:*:function': 'open: a tuple out= of another dtype is cast instead of raising',
-    },
     'argsort': {
         'forward:bool:function': "ties: PyTorch's CPU sort/topk/kthvalue/mode are unstable and order tied elements by their own algorithms; torchlike's sort is stable (values agree, tied indices differ)",
         'forward:bool:method': "ties: PyTorch's CPU sort/topk/kthvalue/mode are unstable and order tied elements by their own algorithms; torchlike's sort is stable (values agree, tied indices differ)",
@@ -63,14 +54,8 @@ STATED = {
         'forward:int64:method': 'torchlike has no complex32 (ComplexHalf) dtype: JAX has none',
         'grad:float64:function': 'torchlike has no complex32 (ComplexHalf) dtype: JAX has none',
     },
-    'complex': {
-        'error:*:function': "open: an out= of another complex dtype is written (cast) instead of raising PyTorch's scalar-type error",
-    },
     'constant_pad_nd': {
         '*': 'torchlike lacks torchlike.constant_pad_nd',
-    },
-    'cov': {
-        'error:*:function': "open: PyTorch's fweights/aweights checks (dims, dtype, length, sign) are missing",
     },
     'empty_permuted': {
         '*': 'torchlike lacks torchlike.empty_permuted',

@@ -296,6 +296,13 @@ C_SCALAR_NAMES = {
 CPP_TYPE_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
                   "uint8": "unsigned char", "bool": "bool", "uint16": "unsigned short",
                   "uint32": "unsigned int", "uint64": "unsigned long"}
+_C_TYPE_NAMES = dict(CPP_TYPE_NAMES, float32="float", float64="double", float16="c10::Half",
+                     bfloat16="c10::BFloat16")
+
+
+def c_type_name(d):
+    """The C++ name of dtype `d`'s element type in PyTorch's messages ("float", "long int")."""
+    return _C_TYPE_NAMES.get(d.name, d.name)
 
 
 def _overflows(v, d):

@@ -566,6 +566,14 @@ def _complex_check(real, imag):
                            f"type {_short(imag)} for second argument")
 
 
+def _out_complex(args, res, out):
+    """`complex`/`polar`'s `out=`: exactly the result's dtype, with PyTorch's message."""
+    want = dt._BY_NP[res.dtype]
+    if isinstance(out, Tensor) and out.dtype is not want:
+        raise RuntimeError(f"Expected object of scalar type {_short(want)} but got scalar type "
+                           f"{_short(out.dtype)} for argument 'out'")
+
+
 def _short(d):
     from .registry import short_name
     return short_name(d)
@@ -584,13 +592,13 @@ def _complex_rows():
     from .pointwise import _strict
 
     @op(tensors=("real", "imag"), promote=None, method=False, pointwise=True,
-        check=_complex_check, family="creation")
+        check=_complex_check, family="creation", out=_out_complex)
     def complex(real, imag):
         """Mirrors `torch.complex`."""
         return jax.lax.complex(*_parts(real, imag))
 
     @op(tensors=("abs", "angle"), promote=None, method=False, pointwise=True,
-        check=_complex_check, family="creation")
+        check=_complex_check, family="creation", out=_out_complex)
     def polar(abs, angle):
         """Mirrors `torch.polar`."""
         r, th = _parts(abs, angle)

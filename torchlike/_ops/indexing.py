@@ -1386,13 +1386,7 @@ def _masked_fill(self, mask, value, inplace):
                 saved=(mask,), elementwise=True)
 
 
-_C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
-            "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
-            "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
-
-
-def _c_name(d):
-    return _C_NAMES.get(d.name, d.name)
+_c_name = dt.c_type_name
 
 
 def masked_fill(input, mask, value):

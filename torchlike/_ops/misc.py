@@ -9,7 +9,7 @@ import numpy as np
 
 from .._core import dtype as dt
 from .._core.tensor import Tensor
-from .registry import FUNCTIONS, METHODS, function
+from .registry import FUNCTIONS, METHODS, function, short_name
 
 
 def _method(fn, name=None):
@@ -180,7 +180,13 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     if input.dim() > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an "
                            f"input with {input.dim()} dimensions")
+    if input.dtype is dt.bool_:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
     x = input if input.dim() == 2 else input.view(1, -1)
+    _check_cov_weights("fweights", fweights, x.shape[1], lambda d: not d.is_floating_point
+                       and not d.is_complex and d is not dt.bool_, "integral")
+    _check_cov_weights("aweights", aweights, x.shape[1], lambda d: d.is_floating_point,
+                       "floating point")
     if not (x.dtype.is_floating_point or x.dtype.is_complex):
         x = x.to(dt.get_default_dtype())
     w = fweights
@@ -205,6 +211,24 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     xm = x - avg.unsqueeze(1)
     c = xm.mm((xm if w is None else xm * w).t().conj())
     return FUNCTIONS["true_divide"](c, norm).squeeze()
+
+
+def _check_cov_weights(name, w, observations, kind_ok, kind):
+    """PyTorch's checks of `cov`'s `fweights`/`aweights`, in its order (the last one reads
+    the weights' minimum on the host, as PyTorch's does)."""
+    if w is None:
+        return
+    if w.dim() > 1:
+        raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got "
+                           f"{name} with {w.dim()} dimensions")
+    if not kind_ok(w.dtype):
+        raise RuntimeError(f"cov(): expected {name} to have {kind} dtype but got {name} with "
+                           f"{short_name(w.dtype)} dtype")
+    if w.numel() != observations:
+        raise RuntimeError(f"cov(): expected {name} to have the same numel as there are "
+                           f"observations in the input but got {w.numel()} != {observations}")
+    if observations and bool(w.min() < 0):
+        raise RuntimeError(f"cov(): {name} cannot be negative")
 
 
 @function()

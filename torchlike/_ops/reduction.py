@@ -374,7 +374,26 @@ def _amax_row(name, largest):
         f = jnp.max if largest else jnp.min
         return f(input, axis=axes, keepdims=keepdim)
     impl.__name__ = name
-    return op(name, promote=None, family=F, bucket="max" if largest else "min")(impl)
+    return op(name, promote=None, family=F, bucket="max" if largest else "min",
+              out=_out_same_dtype)(impl)
+
+
+def _out_same_dtype(args, res, out):
+    """`amax`/`amin`'s `out=`: exactly the input's dtype (no cast), with PyTorch's message."""
+    d = args[0].dtype
+    if out.dtype is not d:
+        raise RuntimeError(f"Expected the dtype for input and out to match, but got "
+                           f"{short_name(d)} for input's dtype and {short_name(out.dtype)} for "
+                           f"out's dtype.")
+
+
+def _out_input_dtype(args, res, out):
+    """`aminmax`'s `out=` tensors: exactly the input's dtype, with PyTorch's message."""
+    d = args[0].dtype
+    for o in out if isinstance(out, (tuple, list)) else ():
+        if isinstance(o, Tensor) and o.dtype is not d:
+            raise RuntimeError(f"Expected out tensor to have dtype {dt.c_type_name(d)}, but got "
+                               f"{dt.c_type_name(o.dtype)} instead")
 
 
 _amax_row("amax", True)
@@ -387,7 +406,7 @@ def _max_dims(input):
         raise RuntimeError("only tensors with up to 64 dims are supported")
 
 
-@op(promote=None, family=F, returns=rt.aminmax, ints=("dim",))
+@op(promote=None, family=F, returns=rt.aminmax, ints=("dim",), out=_out_input_dtype)
 def aminmax(input, *, dim=None, keepdim=False):
     _max_dims(input)
     if _cat(input) == 3:

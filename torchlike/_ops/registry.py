@@ -60,7 +60,7 @@ class Op:
     __slots__ = ("name", "impl", "pointwise", "promote", "params", "names", "tensors", "lists",
                  "scalars", "promoted", "returns", "kernels", "dtypes", "family", "differentiable",
                  "nondiff_outputs", "check", "plan", "aliases", "divisor", "divisor_when",
-                 "autograd", "defaults", "fast", "opmath", "bucket", "devices")
+                 "autograd", "defaults", "fast", "opmath", "bucket", "devices", "out_check")
 
     def __repr__(self):
         return f"<op {self.name}>"
@@ -563,6 +563,8 @@ def call(row, args, out=None, key=None):
         if isinstance(out, Tensor):
             check_no_partial_overlap(out, args)
         _check_out_device(row, out, device or _CPU, args)
+        if row.out_check is not None:
+            row.out_check(args, res, out)
         if tracked:
             raise RuntimeError(f"{row.name}(): functions with out=... arguments don't support "
                                f"automatic differentiation, but one of the arguments requires "
@@ -980,6 +982,7 @@ def op(name=None, *, pointwise=False, promote="default", tensors=None, lists=(),
         row.family = family
         row.differentiable = differentiable
         row.nondiff_outputs = nondiff_outputs
+        row.out_check = out if callable(out) else None   # out(args, result, out) raises
         row.check = check
         row.aliases = tuple(aliases) + tuple(method_only_aliases)
         row.divisor = row.names.index(divisor) if divisor else None
@@ -994,7 +997,7 @@ def op(name=None, *, pointwise=False, promote="default", tensors=None, lists=(),
             (_LP if n in row.promoted else _LN) if n in row.lists else
             _S if n in row.scalars else _C for n in row.names)
         OPS[row.name] = row
-        _generate(row, method, function, inplace, out, dunders or {}, aliases,
+        _generate(row, method, function, inplace, bool(out), dunders or {}, aliases,
                   method_only_aliases)
         if ints or int_lists:
             check_int_args(row.name, ints, int_lists or {})
