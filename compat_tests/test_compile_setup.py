@@ -140,3 +140,28 @@ def test_generated_code_is_compiled_once_and_loaded_after(tmp_path):
 def test_generated_code_cache_off(tmp_path):
     new, got = _import_in(tmp_path, {"TORCHLIKE_COMPILE_CACHE": "0"})
     assert new > 500 and got == _expected_values() and not (tmp_path / "code").exists()
+
+
+def test_programs_of_many_ops_ask_for_the_fusion_emitters(monkeypatch):
+    """Fused backwards and fused-eager segments are compiled with XLA's fusion emitters where
+    torchlike turned them off for single kernels (`xla_options.whole_program`)."""
+    import uuid
+
+    import jax
+    import jax.numpy as jnp
+
+    from torchlike._core import programs
+    options = xla_options.whole_program()
+    assert bool(options) == ("--xla_cpu_use_fusion_emitters=false" in
+                             os.environ.get("XLA_FLAGS", "").split() and xla_options._SET[0])
+    seen = []
+    compile_ = jax.stages.Lowered.compile
+
+    def recording(self, compiler_options=None, **kw):
+        seen.append(compiler_options)
+        return compile_(self, compiler_options=compiler_options, **kw)
+    monkeypatch.setattr(jax.stages.Lowered, "compile", recording)
+    f = programs.jit(lambda x: x * 2 + 1, ("test", uuid.uuid4().hex), **options)
+    np.testing.assert_array_equal(np.asarray(f(jnp.ones(3))), [3.0, 3.0, 3.0])
+    if programs.enabled():
+        assert seen == [options.get("compile_options")]

@@ -27,7 +27,7 @@ import weakref
 import jax
 from jax._src.array import ArrayImpl as _ARRAY
 
-from . import layout as _layout, programs
+from . import layout as _layout, programs, xla_options
 from .tracing import _CTX, _EVAL
 
 _refs = sys.getrefcount
@@ -394,4 +394,5 @@ def _program(seg, key):
         return [results[n][j] for n, j in key[1]]
 
     segment.__name__ = "fused_eager_segment"
-    return programs.jit(segment, ("torchlike.lazy.segment",) + key)
+    return programs.jit(segment, ("torchlike.lazy.segment",) + key,
+                        **xla_options.whole_program())

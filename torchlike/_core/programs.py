@@ -256,25 +256,31 @@ def _compile(prog, args, dyn, dkey):
     labels = ("program",) + tuple(f"key part {i}" for i in range(1, len(key)))
     entry = compile_log.note(prog.name, op, key, key, dyn, labels)
     try:
-        return _compile_jitted(prog.jitted, args, dkey)
+        return _compile_jitted(prog.jitted, args, dkey, prog.compile_options)
     finally:
         compile_log.withdraw(prog.name, entry)
 
 
-def _compile_jitted(jitted, args, dkey):
-    """Traces, lowers and compiles `jitted` for `args`; saves the executable under `dkey`
-    unless it came out of JAX's persistent cache (such a copy cannot be serialized again)."""
+def _compile_jitted(jitted, args, dkey, compile_options=None):
+    """Traces, lowers and compiles `jitted` for `args` (with XLA `compile_options`); saves the
+    executable under `dkey` unless it came out of JAX's persistent cache (such a copy cannot
+    be serialized again)."""
     from .. import compile_log
     from .disk_cache import bypassed, uses_own_cache
+
+    def compiled():
+        lowered = jitted.lower(*args)
+        return lowered.compile(compiler_options=compile_options) if compile_options else \
+            lowered.compile()
     if dkey is None:
-        return jitted.lower(*args).compile()
+        return compiled()
     if uses_own_cache():
         with bypassed():
-            exe = jitted.lower(*args).compile()
+            exe = compiled()
         _save(dkey, exe)
         return exe
     hits = compile_log.counts()["cache_hits"]
-    exe = jitted.lower(*args).compile()
+    exe = compiled()
     if compile_log.counts()["cache_hits"] == hits:
         _save(dkey, exe)
     return exe
@@ -285,10 +291,12 @@ class _Program:
     are off), its executables per operand types, and its entry in JAX's C++ dispatch (the
     executables it hands there are called as fast as `jax.jit`'s own)."""
 
-    __slots__ = ("key", "jitted", "name", "static", "options", "exes", "disk", "__weakref__")
+    __slots__ = ("key", "jitted", "name", "static", "options", "exes", "disk", "compile_options",
+                 "__weakref__")
 
-    def __init__(self, key, jitted, name, static, options):
+    def __init__(self, key, jitted, name, static, options, compile_options=None):
         self.key, self.jitted, self.name, self.options = key, jitted, name, options
+        self.compile_options = compile_options
         self.static = static
         self.exes = {}
         self.disk = None   # the stable text of (key, options); False: not on disk
@@ -334,7 +342,8 @@ class _Program:
     def _disk_key(self, types, statics):
         if self.disk is None:
             try:
-                self.disk = stable((self.key, self.options))
+                self.disk = stable((self.key, self.options) + (
+                    (self.compile_options,) if self.compile_options else ()))
             except Unstable:
                 self.disk = False
         if self.disk is False:
@@ -367,7 +376,7 @@ def _dispatch_parts():
 _Compiled = _fastpath = None
 
 
-def _entry(fun, jitted, key, options):
+def _entry(fun, jitted, key, options, compile_options=None):
     """A C++ dispatch entry like `jax.jit`'s whose cache misses go to a `_Program`."""
     global _Compiled, _fastpath
     parts = _dispatch_parts()
@@ -377,7 +386,8 @@ def _entry(fun, jitted, key, options):
     _Compiled, _fastpath = stages.Compiled, pjit._get_fastpath_data
     info = jitted._jit_info
     name = getattr(fun, "__name__", "program")
-    prog = _Program(key, jitted, name, tuple(sorted(info.static_argnums)), options)
+    prog = _Program(key, jitted, name, tuple(sorted(info.static_argnums)), options,
+                    compile_options)
     cache_key = pxla.JitGlobalCppCacheKeys(**{f: getattr(info, f) for f in fields})
     f = _jax.pjit(name, fun, prog.cache_miss, info.static_argnums, info.static_argnames,
                   cache_key, tree_util.dispatch_registry, pxla.cc_shard_arg, cache)
@@ -386,15 +396,17 @@ def _entry(fun, jitted, key, options):
     return f
 
 
-def jit(fun, key=None, **options):
+def jit(fun, key=None, compile_options=None, **options):
     """`jax.jit(fun, **options)`; when `key` (a value that determines `fun`) is given and the
-    caches are on, with its executables kept by a `_Program` (see the module docstring)."""
+    caches are on, with its executables kept by a `_Program` (see the module docstring),
+    compiled with the XLA options `compile_options` (a program's own compiles only: a
+    `jax.jit` option would forbid calling it inside another program)."""
     from .disk_cache import switched_off
     jitted = jax.jit(fun, **options)
     if key is None or switched_off():
         return jitted
     try:
-        return _entry(fun, jitted, key, options)
+        return _entry(fun, jitted, key, options, compile_options)
     except Exception:   # a JAX whose internals differ: the plain jitted function
         return jitted
 

@@ -19,7 +19,7 @@ import jax
 import numpy as np
 
 from .. import compile_log
-from .._core import buckets, lazy, programs
+from .._core import buckets, lazy, programs, xla_options
 from .graph import AccumulateGrad, JaxNode, _make_vjp
 
 BACKGROUND = [os.environ.get("TORCHLIKE_BACKGROUND_COMPILE", "1").strip().lower() not in
@@ -107,7 +107,8 @@ def program_for(key, order, root_cts):
         if len(key[0]) > MAX_NODES:
             entry[0] = _Chain(key)
         else:
-            program = programs.jit(_program(key), ("fused", key))
+            program = programs.jit(_program(key), ("fused", key),
+                                   **xla_options.whole_program())
             # (under fused eager the program joins a segment whose structure it changes: made
             # now, so that a loop's segments settle at a fixed step)
             if not first and BACKGROUND[0] and not lazy.ON[0] and \
@@ -290,7 +291,8 @@ def _segments(key):
         if prog is None:
             if len(_SEGMENTS) > _MAX_SEEN:
                 _SEGMENTS.clear()
-            prog = _SEGMENTS[skey] = programs.jit(_segment_program(skey), ("segment", skey))
+            prog = _SEGMENTS[skey] = programs.jit(_segment_program(skey), ("segment", skey),
+                                                      **xla_options.whole_program())
         seg.program = prog
         plan.append(seg)
     return plan
