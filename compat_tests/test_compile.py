@@ -479,3 +479,42 @@ def test_arguments_of_every_shape_match_eager():
     assert_same(res[0][:2], res[1][:2], rtol=1e-5, atol=1e-6)
     guards = [e.guard for e in res[1][2]._entries.values()]
     assert sum(g is not None for g in guards) == 2   # one per batch structure
+
+
+SCRIPT = '''
+import torchlike as torch
+torch.manual_seed(0)
+net = torch.nn.Linear(4, 2)
+opt = torch.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
+data = [(torch.randn(8, 4), torch.randn(8, 2)) for _ in range(3)]
+history = []
+
+def inner(x, y):
+    loss = ((net(x) - y) ** 2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    return loss
+
+compiled = torch.compile(inner)
+
+def step(i):          # a global named as the optimizer's method: not what `inner` reads
+    x, y = data[i % len(data)]
+    history.append(compiled(x, y).item())
+'''
+
+
+def test_attribute_names_are_not_globals():
+    """A compiled step that calls `opt.step()` in a script that also defines a global `step`
+    (which holds the compiled function and the batches) settles: the walk reads the globals
+    the code loads, not every name in its `co_names`. Before, the walk went through the
+    global `step` into the compiled function's own entries, and every call recompiled."""
+    ns = {"__name__": "user_script"}
+    exec(SCRIPT, ns)   # noqa: S102 - a user's script, as the drop-in runner runs it
+    for i in range(6):
+        ns["step"](i)
+    with torchlike.compile_log.record() as log:
+        for i in range(6, 12):
+            ns["step"](i)
+    assert not log.traces and not log.compiles
+    assert len(ns["compiled"]._entries) <= 2

@@ -9,6 +9,7 @@ aliasing between tensors) and the flat lists the program is fed from (storages, 
 optimizer hyper-parameters). Two calls with the same key walk the same structure in the same
 order, so position i of one call's lists is position i of the other's.
 """
+import dis
 import types
 
 from .._core import dtype as _dt
@@ -231,15 +232,20 @@ _OPT_KNOWN = frozenset(("defaults", "state", "param_groups", "_zero_grad_profile
 _NAMES = {}
 
 
+_GLOBAL_OPS = frozenset(("LOAD_GLOBAL", "LOAD_NAME", "STORE_GLOBAL", "DELETE_GLOBAL"))
+
+
 def global_names(code):
-    """The global names a code object (and the code objects nested in it) may read."""
+    """The global names a code object (and the code objects nested in it) may read: those its
+    global loads name, not every name in `co_names` (which holds attribute names too: the
+    `step` of `opt.step()` is not the script's global `step`)."""
     names = _NAMES.get(code)
     if names is None:
         out = []
         stack = [code]
         while stack:
             c = stack.pop()
-            out.extend(c.co_names)
+            out.extend(i.argval for i in dis.get_instructions(c) if i.opname in _GLOBAL_OPS)
             stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
         names = _NAMES[code] = tuple(dict.fromkeys(out))
     return names
