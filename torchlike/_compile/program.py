@@ -19,6 +19,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._core import xla_options
 from .._core.tracing import tracing
 from .._core.tensor import Tensor
 from . import patches, replay
@@ -203,8 +204,8 @@ class _Collector:
 class Entry:
     """The jitted program of one walk key, and its plan (set when it is traced)."""
 
-    __slots__ = ("fn", "jitted", "plan", "ctx", "unknown", "vjp_fn", "donating", "guard",
-                 "guard_builds", "applier", "call")
+    __slots__ = ("fn", "jitted", "inner", "plan", "ctx", "unknown", "vjp_fn", "donating",
+                 "guard", "guard_builds", "applier", "call")
 
     def __init__(self, fn):
         self.fn = fn
@@ -216,13 +217,20 @@ class Entry:
         self.donating = None
         self.unknown = ()
         self.ctx = None
-        self.jitted = jax.jit(self._pure)
+        # `inner` holds the trace and nests in other traces; `jitted` and `donating` are the
+        # top-level programs, compiled with the options of programs of many ops
+        self.inner = jax.jit(self._pure)
+        options = xla_options.whole_program().get("compile_options")
+        self.jitted = jax.jit(self._top, compiler_options=options) if options else self.inner
 
         def results(arrays, hypers, gens):
             """The differentiable results alone (the forward of the backward node)."""
-            outs = self.jitted(list(arrays), hypers, gens)
+            outs = self.inner(list(arrays), hypers, gens)
             return tuple(outs[k] for k in self.plan.diff_outs)
         self.vjp_fn = results
+
+    def _top(self, arrays, hypers, gens):
+        return self.inner(arrays, hypers, gens)
 
     def _pure(self, arrays, hypers, gens):
         if self.ctx is None:
@@ -261,20 +269,22 @@ class Entry:
                 if self.plan is None and not traced:
                     # trace first: the plan says which buffers the program overwrites, so the
                     # donating program is the only one compiled (one compile, not two)
-                    self.jitted.trace(arrays, hv, gens)
-                donate = self._donates(refs, 1)     # the snapshot holds each buffer too
-                outs = (self._run_donating if donate else self.jitted)(arrays, hv, gens)
+                    self.inner.trace(arrays, hv, gens)
+                donate = not traced and self._donates(refs, 1)   # the snapshot holds each too
+                plain = self.inner if traced else self.jitted
+                outs = (self._run_donating if donate else plain)(arrays, hv, gens)
             finally:
                 self.ctx = None
                 snap.restore()
         else:
             first = self.donating is None
-            donate = self._donates(_refcounts(arrays), 0)
+            donate = not traced and self._donates(_refcounts(arrays), 0)
             if donate and first:
                 # the first donating call may re-trace the function (JAX normally reuses the
                 # jaxpr)
                 return self(walk, args, kwargs, Snapshot(walk))
-            outs = (self._run_donating if donate else self.jitted)(arrays, hv, gens)
+            plain = self.inner if traced else self.jitted
+            outs = (self._run_donating if donate else plain)(arrays, hv, gens)
         result = self.apply(walk, outs, (arrays, hv, gens))
         plan = self.plan
         if peeked:
@@ -295,7 +305,9 @@ class Entry:
         if plan is None or not plan.donate or any(refs[i] > limit for i in plan.donate):
             return False
         if self.donating is None:
-            self.donating = jax.jit(self._split, donate_argnums=0)
+            options = xla_options.whole_program().get("compile_options")
+            self.donating = jax.jit(self._split, donate_argnums=0,
+                                    **({"compiler_options": options} if options else {}))
         return True
 
     def _run_donating(self, arrays, hv, gens):
@@ -310,7 +322,7 @@ class Entry:
         donated, kept = iter(donated), iter(kept)
         ix = set(self.plan.donate)
         arrays = [next(donated) if i in ix else next(kept) for i in range(n)]
-        return self.jitted(arrays, hv, gens)
+        return self.inner(arrays, hv, gens)
 
     def apply(self, walk, outs, inputs):
         if self.applier is None:
