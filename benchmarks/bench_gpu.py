@@ -5,6 +5,8 @@ JAX on the same accelerator, each contender in a fresh child process.
 
 1. small op: `y = y + b` and `y.clamp(min=0)` on 64x64 float32, 2,000 calls, device
    synchronized at the end; microseconds per call. Target: torchlike <= a jitted JAX call + 2 us.
+1b. one kernel's compile (a 1024² matmul, a GELU, a layer norm), with XLA's defaults and with
+   GPU autotuning off: the first-call cost of every eager op there.
 3. eager training steps: an MLP (784-1024-1024-10, batch 128, SGD with momentum) and a small CNN
    (two 3x3 conv + ReLU + max-pool stages at 32 and 64 channels on 3x32x32, linear to 10, batch
    64, SGD); median of 30 steps after 5 warm-up ones, each ending with `loss.item()`. Target:
@@ -79,6 +81,32 @@ def child_small(lib):
     return dict(us=out, device=dev)
 
 
+COMPILE_VARIANTS = {"default": {}, "autotune 0": {"xla_gpu_autotune_level": 0}}
+
+
+def child_compile():
+    """Seconds to compile one kernel on the accelerator, per XLA option set: what each eager
+    op's first call costs there (on an H200, about 1.3 s a kernel for the GPT's first step)."""
+    import jax
+    import jax.numpy as jnp
+    x = jnp.ones((1024, 1024), jnp.float32)
+    v = jnp.ones((8192, 384), jnp.float32)
+    kernels = {"matmul 1024": (lambda a: a @ a, x), "gelu 1024x1024": (jax.nn.gelu, x),
+               "layer norm 8192x384": (lambda a: (a - a.mean(-1, keepdims=True)) /
+                                       jnp.sqrt(a.var(-1, keepdims=True) + 1e-5), v)}
+    out = {}
+    for variant, opts in COMPILE_VARIANTS.items():
+        for name, (f, a) in kernels.items():
+            g = jax.jit(lambda a, f=f, tag=variant: f(a))   # a new function: no cache hit
+            t0 = time.perf_counter()
+            try:
+                g.lower(a).compile(compiler_options=opts or None)
+                out[f"{name} / {variant}"] = time.perf_counter() - t0
+            except Exception as e:   # an option this XLA does not have
+                out[f"{name} / {variant}"] = f"{type(e).__name__}: {str(e)[:80]}"
+    return dict(seconds=out, device=str(jax.devices()[0]))
+
+
 def _mlp(torch):
     nn = torch.nn
     return nn.Sequential(nn.Linear(784, 1024), nn.ReLU(), nn.Linear(1024, 1024), nn.ReLU(),
@@ -143,6 +171,8 @@ def child_main(args, quick):
     kind = args[0]
     if kind == "small":
         res = child_small(args[1])
+    elif kind == "compile":
+        res = child_compile()
     elif kind in ("mlp", "cnn"):
         res = child_step(args[1], kind, quick)
     else:
@@ -188,7 +218,29 @@ def main():
         if small["tl_fused"]:
             print(f"  fused eager (recorded, run as programs at the end): "
                   f"{small['tl_fused']['us']}", flush=True)
+    comp = _run("compile", "jax", args.quick, args.timeout)
+    out["compile"] = comp
+    if comp:
+        print(f"\n1b. one kernel's compile (s; {comp['device']}; JAX_COMPILATION_CACHE off)")
+        for k, v in comp["seconds"].items():
+            print(f"  {k:<32} {v if isinstance(v, str) else f'{v:.3f}'}", flush=True)
     _save(args.json, out)
+    # the eager steps before the GPT section, the long one (a timeout keeps what finished)
+    print("\n3. eager training steps (median ms per step)")
+    for model in ("mlp", "cnn"):
+        r = {who: _run(model, who, args.quick, args.timeout)
+             for who in ("torch", "torchlike", "tl_fused")}
+        out[model] = r
+        if not r["torch"]:
+            continue
+        for who in ("torchlike", "tl_fused"):
+            if r[who]:
+                ratio = r[who]["step_s"] / r["torch"]["step_s"]
+                print(f"  {model}  torch {r['torch']['step_s'] * 1e3:8.2f}  {who:<9} "
+                      f"{r[who]['step_s'] * 1e3:8.2f}  ratio {ratio:5.2f}  (target <= 1.5)  "
+                      f"{'met' if ratio <= 1.5 else 'MISSED'}  first step "
+                      f"{r[who]['first_s']:.1f} s", flush=True)
+        _save(args.json, out)
     print("\n2. GPT training step (median ms per step; first step s; losses vs PyTorch eager)")
     # --quick (a dry run on a CPU) leaves out torch.compile: inductor's CPU compile of the GPT
     # takes minutes there
@@ -209,21 +261,6 @@ def main():
         print(f"  compiled / torch.compile {a / g['torch_compiled']['step_s']:.2f} (target <= 1.0)"
               f"  compiled / jax {a / g['jax']['step_s']:.2f} (target <= 1.1)")
     _save(args.json, out)
-    print("\n3. eager training steps (median ms per step)")
-    for model in ("mlp", "cnn"):
-        r = {who: _run(model, who, args.quick, args.timeout)
-             for who in ("torch", "torchlike", "tl_fused")}
-        out[model] = r
-        if not r["torch"]:
-            continue
-        for who in ("torchlike", "tl_fused"):
-            if r[who]:
-                ratio = r[who]["step_s"] / r["torch"]["step_s"]
-                print(f"  {model}  torch {r['torch']['step_s'] * 1e3:8.2f}  {who:<9} "
-                      f"{r[who]['step_s'] * 1e3:8.2f}  ratio {ratio:5.2f}  (target <= 1.5)  "
-                      f"{'met' if ratio <= 1.5 else 'MISSED'}  first step "
-                      f"{r[who]['first_s']:.1f} s", flush=True)
-        _save(args.json, out)
     # last, so that a timeout loses nothing else: the GPT step under fused eager
     r = _run("gpt", "tl_fused", args.quick, args.timeout)
     if r:

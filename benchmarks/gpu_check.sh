@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One command for a GPU machine (under 9 minutes): the accelerator tests (compat_tests/accelerator,
+# One command for a GPU machine (under 10 minutes): the accelerator tests (compat_tests/accelerator,
 # against CUDA PyTorch where it is installed) on the real GPU, then benchmarks/bench_gpu.py.
 # torchlike runs as source (PYTHONPATH); no installs are needed beyond jax with CUDA, optax,
 # numpy and torch. Results go to $OUT (a new temporary folder if unset).
@@ -47,6 +47,6 @@ tail -40 "$OUT/accelerator_tests.txt"
 unset TORCHLIKE_SIMULATED_CUDA
 
 echo "== GPU benchmarks"
-timeout 330 "$PY" benchmarks/bench_gpu.py $QUICK --timeout 150 --json "$OUT/bench_gpu.json" \
+timeout 400 "$PY" benchmarks/bench_gpu.py $QUICK --timeout 150 --json "$OUT/bench_gpu.json" \
     2>&1 | tee "$OUT/bench_gpu.txt"
 echo "results in $OUT"
