@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One command for a GPU machine (under 10 minutes): the accelerator tests (compat_tests/accelerator,
+# One command for a GPU machine (under 8 minutes): the accelerator tests (compat_tests/accelerator,
 # against CUDA PyTorch where it is installed) on the real GPU, then benchmarks/bench_gpu.py.
 # torchlike runs as source (PYTHONPATH); no installs are needed beyond jax with CUDA, optax,
 # numpy and torch. Results go to $OUT (a new temporary folder if unset).
@@ -40,13 +40,13 @@ fi
 echo "== accelerator tests"
 # the examples' training runs (test_examples_on_device.py) are left to CI's simulated run: they
 # would take most of this budget on a GPU too (compiles)
-timeout 180 "$PY" -m pytest compat_tests/accelerator -q -rf --tb=short -p no:cacheprovider \
+timeout 120 "$PY" -m pytest compat_tests/accelerator -q -rf --tb=short -p no:cacheprovider \
     --deselect compat_tests/accelerator/test_examples_on_device.py \
     > "$OUT/accelerator_tests.txt" 2>&1
 tail -40 "$OUT/accelerator_tests.txt"
 unset TORCHLIKE_SIMULATED_CUDA
 
 echo "== GPU benchmarks"
-timeout 400 "$PY" benchmarks/bench_gpu.py $QUICK --timeout 150 --json "$OUT/bench_gpu.json" \
+timeout 330 "$PY" benchmarks/bench_gpu.py $QUICK --timeout 150 --json "$OUT/bench_gpu.json" \
     2>&1 | tee "$OUT/bench_gpu.txt"
 echo "results in $OUT"
