@@ -152,6 +152,10 @@ def test_programs_of_many_ops_ask_for_the_fusion_emitters(monkeypatch):
 
     from torchlike._core import programs
     options = xla_options.whole_program()
+    # past the bound, the loop emitters: the fusion emitters' compile time grows much faster
+    # with a long elementwise chain
+    assert xla_options.whole_program(xla_options.WHOLE_PROGRAM_MAX_OPS + 1) == {}
+    assert xla_options.whole_program(xla_options.WHOLE_PROGRAM_MAX_OPS) == options
     assert bool(options) == ("--xla_cpu_use_fusion_emitters=false" in
                              os.environ.get("XLA_FLAGS", "").split() and xla_options._SET[0])
     seen = []

@@ -395,4 +395,4 @@ def _program(seg, key):
 
     segment.__name__ = "fused_eager_segment"
     return programs.jit(segment, ("torchlike.lazy.segment",) + key,
-                        **xla_options.whole_program())
+                        **xla_options.whole_program(len(calls)))

@@ -46,9 +46,15 @@ def apply():
     os.environ["XLA_FLAGS"] = flags
 
 
-def whole_program():
-    """`programs.jit` options for a program of many ops: XLA's fusion emitters again, where
-    `apply()` turned them off (see the module docstring); else none."""
-    if not _SET[0]:
+WHOLE_PROGRAM_MAX_OPS = 64   # longer programs keep the loop emitters (see whole_program)
+
+
+def whole_program(n_ops=0):
+    """`programs.jit` options for a program of `n_ops` recorded ops (kernels or graph nodes):
+    XLA's fusion emitters again, where `apply()` turned them off (see the module docstring);
+    else none. Not past `WHOLE_PROGRAM_MAX_OPS`: the fusion emitters' compile time grows much
+    faster with a long chain of elementwise ops (a 512-call `clamp` chain: 1.4 ms -> 37 ms a
+    call, compile-bound, on this CPU), so a long program keeps the compile cost bounded."""
+    if not _SET[0] or n_ops > WHOLE_PROGRAM_MAX_OPS:
         return {}
     return {"compile_options": {"xla_cpu_use_fusion_emitters": True}}

@@ -108,7 +108,7 @@ def program_for(key, order, root_cts):
             entry[0] = _Chain(key)
         else:
             program = programs.jit(_program(key), ("fused", key),
-                                   **xla_options.whole_program())
+                                   **xla_options.whole_program(len(key[0])))
             # (under fused eager the program joins a segment whose structure it changes: made
             # now, so that a loop's segments settle at a fixed step)
             if not first and BACKGROUND[0] and not lazy.ON[0] and \
@@ -292,7 +292,7 @@ def _segments(key):
             if len(_SEGMENTS) > _MAX_SEEN:
                 _SEGMENTS.clear()
             prog = _SEGMENTS[skey] = programs.jit(_segment_program(skey), ("segment", skey),
-                                                      **xla_options.whole_program())
+                                                      **xla_options.whole_program(len(rel)))
         seg.program = prog
         plan.append(seg)
     return plan
