@@ -205,7 +205,7 @@ class Entry:
     """The jitted program of one walk key, and its plan (set when it is traced)."""
 
     __slots__ = ("fn", "jitted", "inner", "plan", "ctx", "unknown", "vjp_fn", "donating",
-                 "guard", "guard_builds", "applier", "call")
+                 "guard", "guard_builds", "applier", "call", "options")
 
     def __init__(self, fn):
         self.fn = fn
@@ -218,10 +218,10 @@ class Entry:
         self.unknown = ()
         self.ctx = None
         # `inner` holds the trace and nests in other traces; `jitted` and `donating` are the
-        # top-level programs, compiled with the options of programs of many ops
-        self.inner = jax.jit(self._pure)
-        options = xla_options.whole_program().get("compile_options")
-        self.jitted = jax.jit(self._top, compiler_options=options) if options else self.inner
+        # top-level programs, compiled with the options of programs of many ops once the trace
+        # says how many ops the step has (`_choose_options`)
+        self.inner = self.jitted = jax.jit(self._pure)
+        self.options = {}
 
         def results(arrays, hypers, gens):
             """The differentiable results alone (the forward of the backward node)."""
@@ -269,7 +269,7 @@ class Entry:
                 if self.plan is None and not traced:
                     # trace first: the plan says which buffers the program overwrites, so the
                     # donating program is the only one compiled (one compile, not two)
-                    self.inner.trace(arrays, hv, gens)
+                    self._choose_options(self.inner.trace(arrays, hv, gens))
                 donate = not traced and self._donates(refs, 1)   # the snapshot holds each too
                 plain = self.inner if traced else self.jitted
                 outs = (self._run_donating if donate else plain)(arrays, hv, gens)
@@ -305,10 +305,15 @@ class Entry:
         if plan is None or not plan.donate or any(refs[i] > limit for i in plan.donate):
             return False
         if self.donating is None:
-            options = xla_options.whole_program().get("compile_options")
-            self.donating = jax.jit(self._split, donate_argnums=0,
-                                    **({"compiler_options": options} if options else {}))
+            self.donating = jax.jit(self._split, donate_argnums=0, **self.options)
         return True
+
+    def _choose_options(self, traced):
+        """The top-level programs' XLA options, by the traced step's op count."""
+        options = xla_options.whole_program(len(traced.jaxpr.eqns)).get("compile_options")
+        if options:
+            self.options = {"compiler_options": options}
+            self.jitted = jax.jit(self._top, **self.options)
 
     def _run_donating(self, arrays, hv, gens):
         """The program writing into the buffers of the storages it overwrites, as PyTorch's

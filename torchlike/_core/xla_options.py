@@ -50,7 +50,8 @@ WHOLE_PROGRAM_MAX_OPS = 64   # longer programs keep the loop emitters (see whole
 
 
 def whole_program(n_ops=0):
-    """`programs.jit` options for a program of `n_ops` recorded ops (kernels or graph nodes):
+    """`programs.jit` options for a program of `n_ops` recorded ops (kernels, graph nodes, a
+    compiled step's traced calls):
     XLA's fusion emitters again, where `apply()` turned them off (see the module docstring);
     else none. Not past `WHOLE_PROGRAM_MAX_OPS`: the fusion emitters' compile time grows much
     faster with a long chain of elementwise ops (a 512-call `clamp` chain: 1.4 ms -> 37 ms a
