@@ -278,7 +278,9 @@ class Entry:
                 snap.restore()
         else:
             first = self.donating is None
-            donate = not traced and self._donates(_refcounts(arrays), 0)
+            plan = self.plan   # (reference counts only where the program overwrites inputs)
+            donate = not traced and plan is not None and bool(plan.donate) and \
+                self._donates(_refcounts(arrays), 0)
             if donate and first:
                 # the first donating call may re-trace the function (JAX normally reuses the
                 # jaxpr)
